@@ -1,0 +1,27 @@
+// `warden …`: a thin client of the engine. Each command group lives in commands/.
+import { Command } from 'commander';
+import { registerDoctor } from './commands/doctor.js';
+import { registerSandbox } from './commands/sandbox.js';
+import { registerExec } from './commands/exec.js';
+import { registerAudit } from './commands/audit.js';
+import { printError } from './output.js';
+
+const program = new Command('warden')
+  .description('Warden: sandboxes for AI agents, with guardrails and a verifiable audit ledger')
+  .version('0.1.0')
+  .showHelpAfterError('(run with --help for usage)')
+  .configureOutput({
+    outputError: (text, write) => write(text.replace(/^error: /, 'warden: ')),
+  });
+
+registerDoctor(program);
+registerSandbox(program);
+registerExec(program);
+registerAudit(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  printError({ code: 'E_INTERNAL', message: err instanceof Error ? err.message : String(err) }, false);
+  process.exitCode = 1;
+}

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { parseByteSize } from './units.js';
+
+/** Names become container names and hostnames: keep them to what both accept. */
+export const SANDBOX_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$/;
+
+export const RUNTIMES = ['runc', 'crun', 'krun'] as const;
+export type RuntimeName = (typeof RUNTIMES)[number];
+
+export const NETWORK_MODES = ['none', 'nat'] as const;
+export type NetworkMode = (typeof NETWORK_MODES)[number];
+
+/** A size given as bytes or as text like "512m"; always parsed to bytes. */
+const byteSize = (what: string, min: number, max: number) =>
+  z.union([z.number(), z.string()]).transform((value, ctx) => {
+    const bytes = typeof value === 'number' ? value : parseByteSize(value);
+    if (bytes === null || !Number.isInteger(bytes)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `${what} "${String(value)}" is not a size: use a number of bytes or a number with k, m or g (e.g. 512m)`,
+      });
+      return z.NEVER;
+    }
+    if (bytes < min || bytes > max) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `${what} ${String(value)} is out of range: it must be between ${min} and ${max} bytes`,
+      });
+      return z.NEVER;
+    }
+    return bytes;
+  });
+
+const MiB = 1024 ** 2;
+const GiB = 1024 ** 3;
+
+export const SandboxSpecSchema = z
+  .object({
+    name: z
+      .string()
+      .regex(SANDBOX_NAME_PATTERN, 'name must start with a letter or digit and hold only letters, digits, _ . - (at most 63)')
+      .optional(),
+    image: z.string().min(1).max(512).optional(),
+    memory: byteSize('memory', 6 * MiB, 256 * GiB).optional(),
+    cpus: z.number().positive().max(256).optional(),
+    pids: z.number().int().min(16).max(1_000_000).optional(),
+    network: z.enum(NETWORK_MODES).optional(),
+    workspace: z
+      .string()
+      .refine((p) => p.startsWith('/'), 'workspace must be an absolute host path')
+      .optional(),
+    env: z
+      .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'env names are letters, digits and _'), z.string())
+      .optional(),
+    runtime: z.enum(RUNTIMES).optional(),
+    labels: z.record(z.string().max(128), z.string().max(1024)).optional(),
+    ttlSeconds: z.number().int().positive().max(30 * 24 * 3600).optional(),
+    readOnlyRoot: z.boolean().optional(),
+    tmpSize: byteSize('tmpSize', MiB, 64 * GiB).optional(),
+  })
+  .strict();
+
+/** What a caller sends (sizes may be text). */
+export type SandboxSpecInput = z.input<typeof SandboxSpecSchema>;
+/** What the engine works with (sizes in bytes). */
+export type SandboxSpec = z.output<typeof SandboxSpecSchema>;
+
+export const SANDBOX_STATES = ['created', 'running', 'paused', 'restarting', 'exited', 'removing', 'dead', 'unknown'] as const;
+export type SandboxState = (typeof SANDBOX_STATES)[number];
+
+export interface SandboxLimits {
+  memoryBytes: number;
+  cpus: number;
+  pids: number;
+  readOnlyRoot: boolean;
+  tmpSizeBytes: number | null;
+}
+
+export interface SandboxInfo {
+  id: string;
+  name: string;
+  image: string;
+  state: SandboxState;
+  runtime: string;
+  network: NetworkMode;
+  workspace: string | null;
+  limits: SandboxLimits;
+  createdAt: string;
+  startedAt: string | null;
+  /** ISO time after which Warden destroys the sandbox, when a TTL was set. */
+  expiresAt: string | null;
+  labels: Record<string, string>;
+  exitCode: number | null;
+  oomKilled: boolean;
+}
+
+/** A sandbox is named by its id, an id prefix, or its name. */
+export const SandboxRefSchema = z.string().min(1).max(128);
