@@ -96,3 +96,14 @@ export interface SandboxInfo {
 
 /** A sandbox is named by its id, an id prefix, or its name. */
 export const SandboxRefSchema = z.string().min(1).max(128);
+
+/** The image built offline by resources/image/build.sh; WARDEN_IMAGE overrides it. */
+export const DEFAULT_SANDBOX_IMAGE = 'localhost/warden-sandbox:1';
+
+export const SANDBOX_DEFAULTS = {
+  memoryBytes: 512 * MiB,
+  cpus: 1,
+  pids: 256,
+  network: 'none' as NetworkMode,
+  tmpSizeBytes: 64 * MiB,
+} as const;

@@ -1,0 +1,224 @@
+// One Podman endpoint: found or started, watched, and reconnected with backoff when it goes away.
+import { EventEmitter } from 'node:events';
+import Dockerode from 'dockerode';
+import { WardenError } from '../../../shared/errors.js';
+import type { ConnectionInfo, ConnectionStatus, RuntimeCheck } from '../../../shared/types/engine.js';
+import type { RuntimeName } from '../../../shared/types/sandbox.js';
+import { findAnsweringSocket, pingSocket, socketCandidates, type SocketCandidate } from './socket-discovery.js';
+import { OwnedService, ownedSocketPath } from './owned-service.js';
+import { isUnreachableError, mapEngineError, unreachable } from './engine-errors.js';
+
+export interface ConnectOptions {
+  home: string;
+  env?: NodeJS.ProcessEnv;
+  /** Use exactly this socket (tests, `--socket`). */
+  socketPath?: string;
+  /** Start `podman system service` when nothing answers (default true). */
+  startService?: boolean;
+  /** For an owned service: keep it after this process exits, with an idle timeout (the CLI). */
+  detachedService?: boolean;
+  serviceIdleSeconds?: number;
+}
+
+interface LibpodInfo {
+  host: {
+    cgroupVersion: string;
+    security: { rootless: boolean };
+    ociRuntime: { name: string };
+  };
+  version: { Version: string; APIVersion: string };
+}
+
+const LIBPOD = '/v4.0.0/libpod';
+const MAX_BACKOFF_MS = 5000;
+
+export class PodmanConnection extends EventEmitter<{ status: [ConnectionStatus] }> {
+  readonly id: string;
+  readonly kind = 'podman' as const;
+  readonly docker: Dockerode;
+  private statusValue: ConnectionStatus = 'connected';
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private backoffMs = 100;
+  private closed = false;
+  /** The runtime this service gives containers when none is forced (Podman 4.3 ignores a per-create choice). */
+  serviceRuntime: string | null = null;
+  private details: Pick<ConnectionInfo, 'version' | 'apiVersion' | 'rootless' | 'cgroupVersion'> = {
+    version: null,
+    apiVersion: null,
+    rootless: null,
+    cgroupVersion: null,
+  };
+  runtimes: RuntimeCheck[] = [];
+  defaultRuntime: RuntimeName | null = null;
+
+  private constructor(
+    readonly socketPath: string,
+    readonly source: ConnectionInfo['source'],
+    private service: OwnedService | null,
+    private readonly options: ConnectOptions,
+  ) {
+    super();
+    this.id = `podman:${socketPath}`;
+    this.docker = new Dockerode({ socketPath });
+  }
+
+  static async open(options: ConnectOptions): Promise<PodmanConnection> {
+    const candidate = await PodmanConnection.locate(options);
+    const conn = new PodmanConnection(candidate.socket.path, candidate.socket.source, candidate.service, options);
+    await conn.refreshInfo();
+    return conn;
+  }
+
+  private static async locate(options: ConnectOptions): Promise<{ socket: SocketCandidate; service: OwnedService | null }> {
+    if (options.socketPath) {
+      if (await pingSocket(options.socketPath)) return { socket: { path: options.socketPath, source: 'explicit' }, service: null };
+      throw unreachable(options.socketPath);
+    }
+    const candidates = socketCandidates(options.env ?? process.env);
+    // A service Warden left running (CLI, idle timeout) is as good as any.
+    candidates.push({ path: ownedSocketPath(options.home), source: 'owned-service' });
+    const found = await findAnsweringSocket(candidates);
+    if (found) return { socket: found, service: null };
+    if (options.startService === false) {
+      throw new WardenError(
+        'E_ENGINE_UNREACHABLE',
+        `no Podman API socket answers (tried ${candidates.map((c) => c.path).join(', ')})`,
+        'start one with `podman system service --time=0 &`, or set CONTAINER_HOST=unix:///path/to/podman.sock',
+      );
+    }
+    const service = await OwnedService.start({
+      home: options.home,
+      idleSeconds: options.serviceIdleSeconds ?? 0,
+      detached: options.detachedService ?? false,
+    });
+    return { socket: { path: service.socketPath, source: 'owned-service' }, service };
+  }
+
+  get status(): ConnectionStatus {
+    return this.statusValue;
+  }
+
+  get ownedServicePid(): number | undefined {
+    return this.service?.pid;
+  }
+
+  info(): ConnectionInfo {
+    return {
+      id: this.id,
+      kind: this.kind,
+      socketPath: this.socketPath,
+      source: this.source,
+      status: this.statusValue,
+      ...this.details,
+      runtimes: this.runtimes,
+      defaultRuntime: this.defaultRuntime,
+    };
+  }
+
+  async refreshInfo(): Promise<void> {
+    const info = await this.libpod<LibpodInfo>('GET', '/info', undefined, 'engine info');
+    this.details = {
+      version: info.version.Version,
+      apiVersion: info.version.APIVersion,
+      rootless: info.host.security.rootless,
+      cgroupVersion: info.host.cgroupVersion,
+    };
+    this.serviceRuntime = info.host.ociRuntime.name;
+  }
+
+  /**
+   * Runs an engine call. While the engine is down it fails at once with E_ENGINE_UNREACHABLE;
+   * a call that finds it gone starts the reconnect loop. `what` names the object for messages.
+   */
+  async call<T>(what: string, fn: (docker: Dockerode) => Promise<T>): Promise<T> {
+    if (this.closed) throw new WardenError('E_ENGINE_UNREACHABLE', 'the engine connection is closed');
+    if (this.statusValue !== 'connected') throw unreachable(this.socketPath);
+    try {
+      return await fn(this.docker);
+    } catch (err) {
+      if (isUnreachableError(err)) this.markUnreachable();
+      throw mapEngineError(err, what, this.socketPath);
+    }
+  }
+
+  /** A Podman-only (libpod) endpoint, through the same modem as dockerode. */
+  libpod<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown, what: string, statusCodes: number[] = [200, 201, 204]): Promise<T> {
+    return this.call(what, () =>
+      new Promise<T>((resolve, reject) => {
+        const codes: Record<number, boolean | string> = { 400: 'bad parameter', 404: 'no such object', 409: 'conflict', 500: 'server error' };
+        for (const c of statusCodes) codes[c] = true;
+        // The modem builds the query string itself (and trims a path's last character when it has
+        // nothing to add), so the query is handed over as an object.
+        const [base, search] = path.split('?', 2) as [string, string | undefined];
+        const query = search ? Object.fromEntries(new URLSearchParams(search)) : undefined;
+        this.docker.modem.dial(
+          {
+            path: `${LIBPOD}${base}${query ? '?' : ''}`,
+            method,
+            // An empty `_body` keeps the modem from sending the options themselves as a POST body.
+            options: { ...(query ? { _query: query } : {}), _body: body ?? {} },
+            statusCodes: codes,
+            isStream: false,
+          },
+          (err: unknown, data: unknown) => (err ? reject(err) : resolve(data as T)),
+        );
+      }),
+    );
+  }
+
+  /** Called by anyone who sees the engine gone (a call, a dropped event stream). */
+  markUnreachable(): void {
+    if (this.closed || this.statusValue === 'connecting') return;
+    this.setStatus('connecting');
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.reconnectTimer || this.closed) return;
+    this.reconnectTimer = setTimeout(() => void this.tryReconnect(), this.backoffMs);
+    this.reconnectTimer.unref();
+  }
+
+  private async tryReconnect(): Promise<void> {
+    this.reconnectTimer = null;
+    if (this.closed) return;
+    if (await pingSocket(this.socketPath, 1000)) {
+      this.backoffMs = 100;
+      this.setStatus('connected');
+      return;
+    }
+    // An owned service that died is restarted; someone else's is waited for.
+    if (this.service && !this.closed) {
+      try {
+        this.service.stop();
+        this.service = await OwnedService.start({
+          home: this.options.home,
+          idleSeconds: this.options.serviceIdleSeconds ?? 0,
+          detached: this.options.detachedService ?? false,
+        });
+        this.backoffMs = 100;
+        this.setStatus('connected');
+        return;
+      } catch {
+        // fall through to backoff
+      }
+    }
+    this.setStatus('unreachable');
+    this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2);
+    this.scheduleReconnect();
+  }
+
+  private setStatus(status: ConnectionStatus): void {
+    if (status === this.statusValue) return;
+    this.statusValue = status;
+    this.emit('status', status);
+  }
+
+  /** Stops reconnecting; stops the service too unless it was started detached for later commands. */
+  close(): void {
+    this.closed = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+    if (this.service && !this.options.detachedService) this.service.stop();
+  }
+}

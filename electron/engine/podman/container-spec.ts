@@ -1,0 +1,124 @@
+// SandboxSpec → libpod SpecGenerator. Pure, so every hardened default is unit-tested.
+// The libpod create endpoint is used (not the compat one) because Podman 4.x's compat API
+// may ignore HostConfig.Runtime, and libpod takes rlimits, init and no_new_privileges directly.
+import type { SandboxSpec, RuntimeName } from '../../../shared/types/sandbox.js';
+import { SANDBOX_DEFAULTS } from '../../../shared/types/sandbox.js';
+import { LABEL, LABEL_SCHEMA_VERSION } from './labels.js';
+import type { HostLimits } from './host-limits.js';
+
+export interface ResolvedSandbox {
+  name: string;
+  image: string;
+  runtime: RuntimeName;
+  memoryBytes: number;
+  cpus: number;
+  pids: number;
+  network: 'none' | 'nat';
+  workspace: string | null;
+  readOnlyRoot: boolean;
+  tmpSizeBytes: number | null;
+  expiresAt: string | null;
+}
+
+export interface BuildContext {
+  name: string;
+  image: string;
+  runtime: RuntimeName;
+  rootless: boolean;
+  hostLimits: HostLimits;
+  now: Date;
+}
+
+const CPU_PERIOD_US = 100_000;
+/** Wanted ulimits; clamped to the host's hard limits so the container can start. */
+const WANT_NOFILE = { soft: 4096, hard: 8192 };
+const WANT_NPROC = 8192;
+
+// `exec sleep infinity` keeps PID 2 (under the init) idle; the loop serves images whose sleep lacks "infinity".
+export const KEEPALIVE_COMMAND = ['/bin/sh', '-c', 'exec sleep infinity 2>/dev/null || while :; do sleep 86400; done'];
+
+export function resolveSandbox(spec: SandboxSpec, ctx: BuildContext): ResolvedSandbox {
+  const readOnlyRoot = spec.readOnlyRoot ?? false;
+  return {
+    name: ctx.name,
+    image: ctx.image,
+    runtime: ctx.runtime,
+    memoryBytes: spec.memory ?? SANDBOX_DEFAULTS.memoryBytes,
+    cpus: spec.cpus ?? SANDBOX_DEFAULTS.cpus,
+    pids: spec.pids ?? SANDBOX_DEFAULTS.pids,
+    network: spec.network ?? SANDBOX_DEFAULTS.network,
+    workspace: spec.workspace ?? null,
+    readOnlyRoot,
+    tmpSizeBytes: readOnlyRoot ? (spec.tmpSize ?? SANDBOX_DEFAULTS.tmpSizeBytes) : null,
+    expiresAt: spec.ttlSeconds ? new Date(ctx.now.getTime() + spec.ttlSeconds * 1000).toISOString() : null,
+  };
+}
+
+export function sandboxLabels(r: ResolvedSandbox, extra: Record<string, string> | undefined): Record<string, string> {
+  const labels: Record<string, string> = {
+    ...extra,
+    [LABEL.managed]: 'true',
+    [LABEL.version]: LABEL_SCHEMA_VERSION,
+    [LABEL.runtime]: r.runtime,
+    [LABEL.network]: r.network,
+    [LABEL.memory]: String(r.memoryBytes),
+    [LABEL.cpus]: String(r.cpus),
+    [LABEL.pids]: String(r.pids),
+    [LABEL.readOnlyRoot]: String(r.readOnlyRoot),
+  };
+  if (r.workspace) labels[LABEL.workspace] = r.workspace;
+  if (r.expiresAt) labels[LABEL.expiresAt] = r.expiresAt;
+  if (r.tmpSizeBytes !== null) labels[LABEL.tmpSize] = String(r.tmpSizeBytes);
+  return labels;
+}
+
+/** Explicit ulimits: the engine's defaults exceed what an unprivileged host allows. */
+export function sandboxRlimits(host: HostLimits): Array<{ type: string; soft: number; hard: number }> {
+  const nofileHard = Math.min(WANT_NOFILE.hard, host.nofileHard);
+  const nproc = Math.min(WANT_NPROC, host.nprocHard);
+  return [
+    { type: 'nofile', soft: Math.min(WANT_NOFILE.soft, nofileHard), hard: nofileHard },
+    { type: 'nproc', soft: nproc, hard: nproc },
+  ];
+}
+
+export function buildSpecGenerator(spec: SandboxSpec, r: ResolvedSandbox, ctx: BuildContext): Record<string, unknown> {
+  const mounts: Array<Record<string, unknown>> = [];
+  if (r.workspace) mounts.push({ destination: '/workspace', source: r.workspace, type: 'bind', options: ['rbind', 'rw'] });
+  if (r.readOnlyRoot) {
+    mounts.push({
+      destination: '/tmp',
+      source: 'tmpfs',
+      type: 'tmpfs',
+      options: ['rw', 'nosuid', 'nodev', `size=${r.tmpSizeBytes}`],
+    });
+  }
+  return {
+    name: r.name,
+    hostname: r.name,
+    image: r.image,
+    command: KEEPALIVE_COMMAND,
+    env: { HOME: '/root', ...spec.env },
+    labels: sandboxLabels(r, spec.labels),
+    oci_runtime: r.runtime,
+    // Hardened defaults; each one is checked in the integration specs through inspect and /proc.
+    privileged: false,
+    cap_drop: ['ALL'],
+    no_new_privileges: true,
+    init: true,
+    devices: [],
+    read_only_filesystem: r.readOnlyRoot,
+    mounts,
+    work_dir: '/workspace',
+    create_working_dir: true,
+    stop_timeout: 2,
+    r_limits: sandboxRlimits(ctx.hostLimits),
+    resource_limits: {
+      // swap equal to the limit: no swap beyond memory, so the OOM killer acts at the limit.
+      memory: { limit: r.memoryBytes, swap: r.memoryBytes },
+      cpu: { quota: Math.round(r.cpus * CPU_PERIOD_US), period: CPU_PERIOD_US },
+      pids: { limit: r.pids },
+    },
+    netns: { nsmode: r.network === 'none' ? 'none' : ctx.rootless ? 'slirp4netns' : 'bridge' },
+  };
+}

@@ -1,0 +1,151 @@
+// One command in a sandbox: streamed stdout/stderr (demultiplexed), exit code, duration,
+// a timeout that kills the command's whole process tree, and an output cap.
+import { randomBytes } from 'node:crypto';
+import type { Duplex } from 'node:stream';
+import { WardenError } from '../../../shared/errors.js';
+import type { ExecRequest, ExecResult } from '../../../shared/types/exec.js';
+import type { PodmanConnection } from './connection.js';
+import { OutputSink, type ChunkHandler } from './output-sink.js';
+
+export const TIMEOUT_EXIT_CODE = 124;
+const EXEC_MARKER = 'WARDEN_EXEC_ID';
+
+/**
+ * Kills every process that carries this exec's marker in its environment, as the exec's user
+ * (sandboxes have no CAP_KILL, so only the same uid may signal). Rounds repeat until none is
+ * left, which also catches children forked while the previous round ran.
+ */
+const KILL_TREE_SCRIPT = `m="${EXEC_MARKER}=$1"; self=$$
+i=0
+while [ $i -lt 50 ]; do
+  i=$((i+1)); found=0
+  for d in /proc/[0-9]*; do
+    p=\${d#/proc/}
+    [ "$p" = "$self" ] && continue
+    if tr '\\0' '\\n' < "$d/environ" 2>/dev/null | grep -qxF "$m"; then kill -9 "$p" 2>/dev/null; found=1; fi
+  done
+  [ $found = 0 ] && exit 0
+done
+exit 1`;
+
+export interface ExecHandlers {
+  onStdout?: ChunkHandler;
+  onStderr?: ChunkHandler;
+}
+
+export function argvOf(cmd: ExecRequest['cmd']): string[] {
+  return typeof cmd === 'string' ? ['/bin/sh', '-c', cmd] : cmd;
+}
+
+interface ExecInspect {
+  Running: boolean;
+  ExitCode: number | null;
+}
+
+async function waitForExit(conn: PodmanConnection, execId: string): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const info = await conn.call('exec', (docker) => docker.getExec(execId).inspect() as Promise<ExecInspect>);
+    if (!info.Running && info.ExitCode !== null) return info.ExitCode;
+    await new Promise((r) => setTimeout(r, attempt < 10 ? 5 : 20));
+  }
+  throw new WardenError('E_ENGINE', 'the command ended but the engine did not report its exit code');
+}
+
+async function killTree(conn: PodmanConnection, containerId: string, marker: string, user: string | undefined): Promise<void> {
+  const killer = await conn.call('exec', (docker) =>
+    docker.getContainer(containerId).exec({
+      Cmd: ['/bin/sh', '-c', KILL_TREE_SCRIPT, 'warden-kill', marker],
+      AttachStdout: true,
+      AttachStderr: true,
+      ...(user ? { User: user } : {}),
+    }),
+  );
+  const stream = await conn.call('exec', () => killer.start({ hijack: false, stdin: false }));
+  await new Promise<void>((resolve) => {
+    stream.on('end', resolve).on('close', resolve).on('error', () => resolve());
+    stream.resume();
+  });
+}
+
+export async function runExec(conn: PodmanConnection, containerId: string, req: ExecRequest, handlers: ExecHandlers = {}): Promise<ExecResult> {
+  const marker = randomBytes(8).toString('hex');
+  const env = Object.entries(req.env ?? {}).map(([k, v]) => `${k}=${v}`);
+  env.push(`${EXEC_MARKER}=${marker}`);
+  const hasStdin = req.stdin !== undefined;
+  const started = performance.now();
+
+  const exec = await conn.call('exec', (docker) =>
+    docker.getContainer(containerId).exec({
+      Cmd: argvOf(req.cmd),
+      Env: env,
+      AttachStdout: true,
+      AttachStderr: true,
+      AttachStdin: hasStdin,
+      Tty: false,
+      ...(req.cwd ? { WorkingDir: req.cwd } : {}),
+      ...(req.user ? { User: req.user } : {}),
+    }),
+  );
+  const stream = (await conn.call('exec', () => exec.start({ hijack: hasStdin, stdin: hasStdin }))) as Duplex;
+
+  const limit = req.outputLimitBytes ?? Number.MAX_SAFE_INTEGER;
+  const stdout = new OutputSink(limit, handlers.onStdout);
+  const stderr = new OutputSink(limit, handlers.onStderr);
+  conn.docker.modem.demuxStream(stream, stdout, stderr);
+
+  let timedOut = false;
+  let timer: NodeJS.Timeout | null = null;
+  let forceClose: NodeJS.Timeout | null = null;
+  const ended = new Promise<void>((resolve, reject) => {
+    stream.once('end', resolve);
+    stream.once('close', resolve);
+    stream.once('error', (err) => reject(err));
+  });
+  if (req.timeoutMs) {
+    timer = setTimeout(() => {
+      timedOut = true;
+      killTree(conn, containerId, marker, req.user)
+        .catch(() => undefined)
+        .finally(() => {
+          // Anything still holding the stream open past the kill is cut off.
+          forceClose = setTimeout(() => stream.destroy(), 2000);
+        });
+    }, req.timeoutMs);
+  }
+  if (hasStdin) {
+    stream.write(req.stdin);
+    stream.end();
+  }
+
+  try {
+    await ended;
+  } catch (err) {
+    conn.markUnreachable();
+    throw new WardenError('E_ENGINE_UNREACHABLE', `the engine connection broke while the command ran: ${(err as Error).message}`, 'check that Podman is running; Warden reconnects by itself');
+  } finally {
+    if (timer) clearTimeout(timer);
+    if (forceClose) clearTimeout(forceClose);
+  }
+  const exitCode = await waitForExit(conn, exec.id);
+  return {
+    exitCode: timedOut ? TIMEOUT_EXIT_CODE : exitCode,
+    durationMs: Math.round((performance.now() - started) * 100) / 100,
+    timedOut,
+    stdoutBytes: stdout.total,
+    stderrBytes: stderr.total,
+    truncated: stdout.truncated || stderr.truncated,
+  };
+}
+
+export interface CollectedExec extends ExecResult {
+  stdout: Buffer;
+  stderr: Buffer;
+}
+
+/** Runs a command and keeps its (capped) output in memory. */
+export async function collectExec(conn: PodmanConnection, containerId: string, req: ExecRequest): Promise<CollectedExec> {
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  const result = await runExec(conn, containerId, req, { onStdout: (c) => out.push(c), onStderr: (c) => err.push(c) });
+  return { ...result, stdout: Buffer.concat(out), stderr: Buffer.concat(err) };
+}

@@ -1,0 +1,33 @@
+// Labels on every sandbox: how Warden finds its own after a restart and never touches anyone else's.
+// Limits are written here at create and checked against inspect, so a list needs no inspect per sandbox.
+
+export const LABEL = {
+  managed: 'warden.managed',
+  version: 'warden.version',
+  runtime: 'warden.runtime',
+  network: 'warden.network',
+  workspace: 'warden.workspace',
+  expiresAt: 'warden.expires-at',
+  memory: 'warden.memory',
+  cpus: 'warden.cpus',
+  pids: 'warden.pids',
+  readOnlyRoot: 'warden.read-only-root',
+  tmpSize: 'warden.tmp-size',
+} as const;
+
+export const MANAGED_FILTER = `${LABEL.managed}=true`;
+export const LABEL_SCHEMA_VERSION = '1';
+
+/** Labels a caller may not set: the `warden.` prefix is Warden's. */
+export function reservedLabelKeys(labels: Record<string, string> | undefined): string[] {
+  return Object.keys(labels ?? {}).filter((k) => k.startsWith('warden.'));
+}
+
+export function isManaged(labels: Record<string, string> | null | undefined): boolean {
+  return labels?.[LABEL.managed] === 'true';
+}
+
+/** The caller's own labels, without Warden's. */
+export function userLabels(labels: Record<string, string> | null | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(labels ?? {}).filter(([k]) => !k.startsWith('warden.')));
+}

@@ -1,0 +1,100 @@
+// A `podman system service` that Warden starts itself when no socket answers.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, closeSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { WardenError } from '../../../shared/errors.js';
+import { pingSocket } from './socket-discovery.js';
+
+/** The socket of Warden's own service; one per runtime when a runtime is forced (see runtime-router.ts). */
+export function ownedSocketPath(home: string, runtime?: string): string {
+  return join(home, 'run', runtime ? `podman-${runtime}.sock` : 'podman.sock');
+}
+
+export function ownedLogPath(home: string, runtime?: string): string {
+  return join(home, 'run', runtime ? `podman-service-${runtime}.log` : 'podman-service.log');
+}
+
+export function podmanInstalled(): boolean {
+  return spawnSync('podman', ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+export interface OwnedServiceOptions {
+  home: string;
+  /**
+   * Seconds the service stays up with no client. 0 = forever (the app stops it on exit);
+   * the CLI leaves a service with an idle timeout so the next command finds it warm.
+   */
+  idleSeconds: number;
+  /** When true the service outlives this process (CLI); otherwise it is stopped on exit. */
+  detached: boolean;
+  /** Start the service with `--runtime NAME`, so every container it creates uses that runtime. */
+  runtime?: string;
+  readyTimeoutMs?: number;
+}
+
+export class OwnedService {
+  private child: ChildProcess | null = null;
+  private readonly onExit = () => this.stop();
+
+  constructor(readonly socketPath: string) {}
+
+  static async start(opts: OwnedServiceOptions): Promise<OwnedService> {
+    if (!podmanInstalled()) {
+      throw new WardenError(
+        'E_ENGINE_UNREACHABLE',
+        'no Podman API socket answers and the podman command is not installed',
+        'install Podman (apt-get install podman runc catatonit uidmap) or set CONTAINER_HOST to a running Podman socket',
+      );
+    }
+    const service = new OwnedService(ownedSocketPath(opts.home, opts.runtime));
+    await service.launch(opts);
+    return service;
+  }
+
+  private async launch(opts: OwnedServiceOptions): Promise<void> {
+    const runDir = join(opts.home, 'run');
+    mkdirSync(runDir, { recursive: true, mode: 0o700 });
+    // A socket file left by a dead service would make the new one fail to bind.
+    if (existsSync(this.socketPath) && !(await pingSocket(this.socketPath, 500))) rmSync(this.socketPath, { force: true });
+    const logFile = ownedLogPath(opts.home, opts.runtime);
+    const logFd = openSync(logFile, 'a');
+    const runtimeArgs = opts.runtime ? ['--runtime', opts.runtime] : [];
+    try {
+      this.child = spawn('podman', [...runtimeArgs, 'system', 'service', `--time=${opts.idleSeconds}`, `unix://${this.socketPath}`], {
+        stdio: ['ignore', logFd, logFd],
+        detached: opts.detached,
+      });
+    } finally {
+      closeSync(logFd);
+    }
+    if (opts.detached) this.child.unref();
+    else process.once('exit', this.onExit);
+
+    const deadline = Date.now() + (opts.readyTimeoutMs ?? 15_000);
+    let exited: number | null = null;
+    this.child.once('exit', (code) => (exited = code ?? -1));
+    while (Date.now() < deadline) {
+      if (exited !== null) break;
+      if (await pingSocket(this.socketPath, 500)) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    this.stop();
+    throw new WardenError(
+      'E_ENGINE_UNREACHABLE',
+      exited !== null
+        ? `podman system service exited with code ${exited} before its socket answered`
+        : 'podman system service did not answer in time',
+      `see ${logFile}; check that \`podman info\` works`,
+    );
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  stop(): void {
+    process.removeListener('exit', this.onExit);
+    if (this.child && this.child.exitCode === null) this.child.kill('SIGTERM');
+    this.child = null;
+  }
+}

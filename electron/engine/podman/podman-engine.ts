@@ -1,0 +1,51 @@
+// The Podman half of the engine: one connection, its sandboxes, exec, stats and events.
+import type { ConnectionInfo } from '../../../shared/types/engine.js';
+import { DEFAULT_SANDBOX_IMAGE } from '../../../shared/types/sandbox.js';
+import { PodmanConnection, type ConnectOptions } from './connection.js';
+import { detectRuntimes } from './runtimes.js';
+import { Sandboxes } from './sandboxes.js';
+import { RuntimeRouter } from './runtime-router.js';
+
+export interface PodmanEngineOptions extends ConnectOptions {
+  image?: string;
+}
+
+export class PodmanEngine {
+  readonly sandboxes: Sandboxes;
+  readonly router: RuntimeRouter;
+
+  private constructor(
+    readonly connection: PodmanConnection,
+    readonly options: PodmanEngineOptions,
+  ) {
+    this.router = new RuntimeRouter(connection, { home: options.home, detached: options.detachedService ?? false });
+    this.sandboxes = new Sandboxes(connection, { defaultImage: options.image ?? defaultImage(options.env), router: this.router });
+  }
+
+  static async open(options: PodmanEngineOptions): Promise<PodmanEngine> {
+    const connection = await PodmanConnection.open(options);
+    const engine = new PodmanEngine(connection, options);
+    await engine.detectRuntimes();
+    return engine;
+  }
+
+  /** Probes runtimes (from cache unless fresh); needs the default image, so a missing one leaves them unknown. */
+  async detectRuntimes(fresh = false): Promise<void> {
+    if (await this.sandboxes.imageExists(this.sandboxes.defaultImage)) {
+      await detectRuntimes(this.connection, this.router, this.options.home, this.sandboxes.defaultImage, { fresh });
+    }
+  }
+
+  info(): ConnectionInfo {
+    return this.connection.info();
+  }
+
+  close(): void {
+    this.router.close();
+    this.connection.close();
+  }
+}
+
+export function defaultImage(env: NodeJS.ProcessEnv = process.env): string {
+  return env.WARDEN_IMAGE || DEFAULT_SANDBOX_IMAGE;
+}

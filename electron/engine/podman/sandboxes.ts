@@ -1,0 +1,191 @@
+// Sandbox lifecycle on one Podman connection. Only containers labelled warden.managed=true are ours.
+import { randomBytes } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
+import { WardenError } from '../../../shared/errors.js';
+import type { SandboxInfo, SandboxSpec, RuntimeName } from '../../../shared/types/sandbox.js';
+import type { PodmanConnection } from './connection.js';
+import { buildSpecGenerator, resolveSandbox } from './container-spec.js';
+import { hostLimits } from './host-limits.js';
+import { isManaged, MANAGED_FILTER, reservedLabelKeys } from './labels.js';
+import { infoFromInspect, infoFromListEntry, type LibpodInspect, type LibpodListEntry } from './sandbox-info.js';
+import { RUNTIME_INSTALL_HINTS } from './runtimes.js';
+import type { RuntimeRouter } from './runtime-router.js';
+
+export interface SandboxesOptions {
+  defaultImage: string;
+  router: RuntimeRouter;
+  /** Called after a successful create, so the engine can record it. */
+  now?: () => Date;
+}
+
+export interface SandboxRef {
+  id: string;
+  name: string;
+}
+
+export class Sandboxes {
+  constructor(
+    private readonly conn: PodmanConnection,
+    private readonly options: SandboxesOptions,
+  ) {}
+
+  get defaultImage(): string {
+    return this.options.defaultImage;
+  }
+
+  async imageExists(image: string): Promise<boolean> {
+    const status = await this.conn.call(`image ${image}`, async (docker) => {
+      try {
+        await docker.getImage(image).inspect();
+        return true;
+      } catch (err) {
+        if ((err as { statusCode?: number }).statusCode === 404) return false;
+        throw err;
+      }
+    });
+    return status;
+  }
+
+  private chooseRuntime(requested: RuntimeName | undefined): RuntimeName {
+    if (requested) {
+      const check = this.conn.runtimes.find((r) => r.name === requested);
+      if (check && !check.works) {
+        throw new WardenError(
+          'E_RUNTIME_UNAVAILABLE',
+          `the ${requested} runtime is ${check.installed ? 'installed but does not run containers here' : 'not available'}${check.reason ? ` (${check.reason})` : ''}`,
+          check.installed ? `use ${this.conn.defaultRuntime ?? 'runc'} instead; \`warden doctor\` lists what works` : RUNTIME_INSTALL_HINTS[requested],
+        );
+      }
+      return requested;
+    }
+    if (!this.conn.defaultRuntime) {
+      throw new WardenError('E_RUNTIME_UNAVAILABLE', 'no OCI runtime runs containers on this host', 'install runc (`apt-get install runc`) and run `warden doctor`');
+    }
+    return this.conn.defaultRuntime;
+  }
+
+  private validateSpec(spec: SandboxSpec): void {
+    const reserved = reservedLabelKeys(spec.labels);
+    if (reserved.length) {
+      throw new WardenError('E_BAD_INPUT', `labels ${reserved.join(', ')} use the reserved warden. prefix`, 'pick label names that do not start with "warden."');
+    }
+    if (spec.workspace !== undefined) {
+      if (!existsSync(spec.workspace) || !statSync(spec.workspace).isDirectory()) {
+        throw new WardenError('E_BAD_INPUT', `workspace ${spec.workspace} is not a directory on this host`, 'create it first, or leave --workspace out');
+      }
+    }
+  }
+
+  /** Creates the sandbox and, unless told not to, starts it. A failed start removes it again. */
+  async create(spec: SandboxSpec, opts: { start?: boolean } = {}): Promise<SandboxInfo> {
+    this.validateSpec(spec);
+    const image = spec.image ?? this.options.defaultImage;
+    if (!(await this.imageExists(image))) {
+      throw new WardenError(
+        'E_IMAGE_MISSING',
+        `image ${image} is not present in the local Podman store`,
+        image === this.options.defaultImage
+          ? 'build it offline with `npm run setup` (resources/image/build.sh)'
+          : `pull or build it first (\`podman pull ${image}\`), or leave --image out to use ${this.options.defaultImage}`,
+      );
+    }
+    const runtime = this.chooseRuntime(spec.runtime);
+    const name = spec.name ?? `sbx-${randomBytes(3).toString('hex')}`;
+    const ctx = {
+      name,
+      image,
+      runtime,
+      rootless: this.conn.info().rootless ?? false,
+      hostLimits: hostLimits(),
+      now: this.options.now?.() ?? new Date(),
+    };
+    const resolved = resolveSandbox(spec, ctx);
+    const creator = await this.options.router.connectionFor(runtime);
+    const created = await creator.libpod<{ Id: string }>('POST', '/containers/create', buildSpecGenerator(spec, resolved, ctx), `sandbox ${name}`);
+    try {
+      const info = await this.inspectId(created.Id);
+      // libpod falls back to its default runtime for a name it does not know: refuse that.
+      if (info.runtime !== runtime) {
+        throw new WardenError('E_RUNTIME_UNAVAILABLE', `asked for the ${runtime} runtime but Podman used ${info.runtime}`, RUNTIME_INSTALL_HINTS[runtime]);
+      }
+      if (opts.start === false) return info;
+      await this.conn.libpod('POST', `/containers/${created.Id}/start`, undefined, `sandbox ${name}`, [204, 304]);
+      return await this.inspectId(created.Id);
+    } catch (err) {
+      await this.removeId(created.Id).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private async inspectId(id: string): Promise<SandboxInfo> {
+    const raw = await this.conn.libpod<LibpodInspect>('GET', `/containers/${encodeURIComponent(id)}/json`, undefined, `sandbox ${id}`);
+    return infoFromInspect(raw);
+  }
+
+  /** Finds a Warden sandbox by name, id or id prefix; anything else is not found. */
+  async resolve(ref: string): Promise<SandboxInfo> {
+    if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(ref)) {
+      throw new WardenError('E_BAD_INPUT', `"${ref}" is not a sandbox name or id`);
+    }
+    let raw: LibpodInspect;
+    try {
+      raw = await this.conn.libpod<LibpodInspect>('GET', `/containers/${encodeURIComponent(ref)}/json`, undefined, `sandbox ${ref}`);
+    } catch (err) {
+      if (err instanceof WardenError && err.code === 'E_NOT_FOUND') {
+        throw new WardenError('E_NOT_FOUND', `no sandbox named ${ref}`, 'list sandboxes with `warden sandbox ls`');
+      }
+      throw err;
+    }
+    if (!isManaged(raw.Config.Labels)) {
+      throw new WardenError('E_NOT_FOUND', `${ref} is not a Warden sandbox`, 'Warden only acts on containers it created (label warden.managed=true)');
+    }
+    return infoFromInspect(raw);
+  }
+
+  async list(): Promise<SandboxInfo[]> {
+    const filters = encodeURIComponent(JSON.stringify({ label: [MANAGED_FILTER] }));
+    const entries = await this.conn.libpod<LibpodListEntry[]>('GET', `/containers/json?all=true&filters=${filters}`, undefined, 'sandbox list');
+    return entries.map(infoFromListEntry).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  inspect(ref: string): Promise<SandboxInfo> {
+    return this.resolve(ref);
+  }
+
+  private async act(ref: string, action: string, okCodes: number[]): Promise<SandboxInfo> {
+    const sandbox = await this.resolve(ref);
+    await this.conn.libpod('POST', `/containers/${sandbox.id}/${action}`, undefined, `sandbox ${sandbox.name}`, okCodes);
+    return this.inspectId(sandbox.id);
+  }
+
+  start(ref: string): Promise<SandboxInfo> {
+    return this.act(ref, 'start', [204, 304]);
+  }
+
+  stop(ref: string): Promise<SandboxInfo> {
+    return this.act(ref, 'stop?timeout=2', [204, 304]);
+  }
+
+  restart(ref: string): Promise<SandboxInfo> {
+    return this.act(ref, 'restart?t=2', [204]);
+  }
+
+  pause(ref: string): Promise<SandboxInfo> {
+    return this.act(ref, 'pause', [204]);
+  }
+
+  resume(ref: string): Promise<SandboxInfo> {
+    return this.act(ref, 'unpause', [204]);
+  }
+
+  /** Removes the sandbox and its throwaway root filesystem; a bind-mounted workspace stays on the host. */
+  async destroy(ref: string): Promise<SandboxRef> {
+    const sandbox = await this.resolve(ref);
+    await this.removeId(sandbox.id);
+    return { id: sandbox.id, name: sandbox.name };
+  }
+
+  private async removeId(id: string): Promise<void> {
+    await this.conn.libpod('DELETE', `/containers/${id}?force=true&v=true&timeout=2`, undefined, `sandbox ${id}`, [200, 204, 404]);
+  }
+}
