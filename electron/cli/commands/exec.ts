@@ -1,5 +1,58 @@
 import type { Command } from 'commander';
+import { parseRequest } from '../../../shared/contracts/validate.js';
+import { WardenError } from '../../../shared/errors.js';
+import { withEngine } from '../open-engine.js';
+import { runCommand } from '../output.js';
+import { collectPairs, pairsToRecord, parseNumberOption } from '../parse-options.js';
+
+interface ExecOptions {
+  timeout?: string;
+  cwd?: string;
+  env?: string[];
+  user?: string;
+}
+
+/** Writes to our stdout/stderr, waiting when the pipe is full so large output is never lost. */
+function writer(stream: NodeJS.WriteStream) {
+  let pending: Promise<void> = Promise.resolve();
+  return {
+    write(chunk: Buffer) {
+      if (!stream.write(chunk)) pending = new Promise((resolve) => stream.once('drain', resolve));
+    },
+    drained: () => pending,
+  };
+}
 
 export function registerExec(program: Command): void {
-  void program;
+  program
+    .command('exec')
+    .description('run a command in a sandbox; exits with its exit code (124 on timeout)')
+    .argument('<name>', 'sandbox name or id')
+    .argument('<cmd...>', 'command and arguments (put them after --)')
+    .option('--timeout <seconds>', 'kill the command and everything it started after this long')
+    .option('--cwd <dir>', 'working directory inside the sandbox')
+    .option('--env <KEY=VALUE>', 'environment variable (repeatable)', collectPairs)
+    .option('--user <user>', 'user inside the sandbox')
+    .action((name: string, cmd: string[], o: ExecOptions) =>
+      runCommand(false, async () => {
+        const seconds = parseNumberOption('timeout', o.timeout);
+        if (seconds !== undefined && seconds <= 0) throw new WardenError('E_BAD_INPUT', '--timeout must be more than 0 seconds');
+        const { ref, request } = parseRequest('exec.run', {
+          ref: name,
+          request: {
+            cmd,
+            cwd: o.cwd,
+            env: pairsToRecord('env', o.env),
+            user: o.user,
+            timeoutMs: seconds === undefined ? undefined : Math.round(seconds * 1000),
+          },
+        });
+        const out = writer(process.stdout);
+        const err = writer(process.stderr);
+        const result = await withEngine((engine) => engine.execStream(ref, request, { onStdout: out.write, onStderr: err.write }));
+        await Promise.all([out.drained(), err.drained()]);
+        if (result.timedOut) process.stderr.write(`warden: timed out after ${seconds}s; the command and its children were killed\n`);
+        return result.exitCode;
+      }),
+    );
 }

@@ -1,5 +1,141 @@
 import type { Command } from 'commander';
+import { parseRequest } from '../../../shared/contracts/validate.js';
+import type { SandboxInfo } from '../../../shared/types/sandbox.js';
+import { withEngine } from '../open-engine.js';
+import { printJson, runCommand } from '../output.js';
+import { collectPairs, pairsToRecord, parseIntegerOption, parseNumberOption } from '../parse-options.js';
+import { formatSandboxTable } from '../sandbox-table.js';
+import { resolve } from 'node:path';
+
+interface CreateOptions {
+  name?: string;
+  image?: string;
+  memory?: string;
+  cpus?: string;
+  pids?: string;
+  network?: string;
+  workspace?: string;
+  runtime?: string;
+  env?: string[];
+  label?: string[];
+  ttl?: string;
+  readOnly?: boolean;
+  tmpSize?: string;
+  json?: boolean;
+}
+
+function describe(info: SandboxInfo): string {
+  return `${info.name} ${info.state} (${info.runtime}, ${info.id.slice(0, 12)})\n`;
+}
+
+type LifecycleVerb = 'start' | 'stop' | 'restart' | 'pause' | 'resume';
 
 export function registerSandbox(program: Command): void {
-  void program;
+  const sandbox = program.command('sandbox').description('create, list and manage sandboxes');
+
+  sandbox
+    .command('create')
+    .description('create and start a sandbox')
+    .option('--name <name>', 'sandbox name (default: sbx-<random>)')
+    .option('--image <image>', 'image (default: the offline-built localhost/warden-sandbox)')
+    .option('--memory <size>', 'memory limit, e.g. 512m or 2g', '512m')
+    .option('--cpus <n>', 'CPU limit in cores, e.g. 1 or 0.5', '1')
+    .option('--pids <n>', 'process limit', '256')
+    .option('--network <mode>', 'none (default) or nat', 'none')
+    .option('--workspace <dir>', 'host directory bind-mounted at /workspace')
+    .option('--runtime <name>', 'runc, crun or krun (default: the first that works here)')
+    .option('--env <KEY=VALUE>', 'environment variable (repeatable)', collectPairs)
+    .option('--label <KEY=VALUE>', 'label (repeatable)', collectPairs)
+    .option('--ttl <seconds>', 'destroy the sandbox after this many seconds')
+    .option('--read-only', 'read-only root filesystem with a size-limited tmpfs /tmp')
+    .option('--tmp-size <size>', 'size of /tmp with --read-only', '64m')
+    .option('--json', 'print the sandbox as JSON')
+    .action((o: CreateOptions) =>
+      runCommand(!!o.json, async () => {
+        const spec = parseRequest('sandbox.create', {
+          name: o.name,
+          image: o.image,
+          memory: o.memory,
+          cpus: parseNumberOption('cpus', o.cpus),
+          pids: parseIntegerOption('pids', o.pids),
+          network: o.network,
+          workspace: o.workspace === undefined ? undefined : resolve(o.workspace),
+          runtime: o.runtime,
+          env: pairsToRecord('env', o.env),
+          labels: pairsToRecord('label', o.label),
+          ttlSeconds: parseIntegerOption('ttl', o.ttl),
+          readOnlyRoot: o.readOnly,
+          tmpSize: o.readOnly ? o.tmpSize : undefined,
+        });
+        const info = await withEngine(async (engine) => {
+          await engine.reapExpired();
+          return engine['sandbox.create'](spec);
+        });
+        if (o.json) printJson(info);
+        else process.stdout.write(describe(info));
+      }),
+    );
+
+  sandbox
+    .command('ls')
+    .alias('list')
+    .description('list Warden sandboxes')
+    .option('--json', 'print the list as JSON')
+    .action((o: { json?: boolean }) =>
+      runCommand(!!o.json, async () => {
+        const list = await withEngine(async (engine) => {
+          await engine.reapExpired();
+          return engine['sandbox.list']();
+        });
+        if (o.json) printJson(list);
+        else process.stdout.write(formatSandboxTable(list));
+      }),
+    );
+
+  sandbox
+    .command('inspect <name>')
+    .description('show one sandbox')
+    .option('--json', 'print as JSON')
+    .action((name: string, o: { json?: boolean }) =>
+      runCommand(!!o.json, async () => {
+        const info = await withEngine((engine) => engine['sandbox.inspect'](parseRequest('sandbox.inspect', { ref: name })));
+        if (o.json) printJson(info);
+        else process.stdout.write(formatSandboxTable([info]));
+      }),
+    );
+
+  const verbs: Array<[LifecycleVerb, string]> = [
+    ['start', 'start a stopped sandbox'],
+    ['stop', 'stop a sandbox (its filesystem is kept)'],
+    ['restart', 'restart a sandbox'],
+    ['pause', 'freeze every process in a sandbox'],
+    ['resume', 'unfreeze a paused sandbox'],
+  ];
+  for (const [verb, help] of verbs) {
+    sandbox
+      .command(`${verb} <name>`)
+      .description(help)
+      .option('--json', 'print the sandbox as JSON')
+      .action((name: string, o: { json?: boolean }) =>
+        runCommand(!!o.json, async () => {
+          const method = `sandbox.${verb}` as const;
+          const info = await withEngine((engine) => engine[method](parseRequest(method, { ref: name })));
+          if (o.json) printJson(info);
+          else process.stdout.write(describe(info));
+        }),
+      );
+  }
+
+  sandbox
+    .command('rm <name>')
+    .alias('destroy')
+    .description('destroy a sandbox and its filesystem (a --workspace directory stays on the host)')
+    .option('--json', 'print what was removed as JSON')
+    .action((name: string, o: { json?: boolean }) =>
+      runCommand(!!o.json, async () => {
+        const gone = await withEngine((engine) => engine['sandbox.destroy'](parseRequest('sandbox.destroy', { ref: name })));
+        if (o.json) printJson({ removed: gone });
+        else process.stdout.write(`removed ${gone.name}\n`);
+      }),
+    );
 }

@@ -30,6 +30,16 @@ interface LibpodInfo {
 }
 
 const LIBPOD = '/v4.0.0/libpod';
+
+/** A query string as the modem wants it: repeated keys become arrays (it repeats them again). */
+function queryObject(search: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [key, value] of new URLSearchParams(search)) {
+    const prev = out[key];
+    out[key] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
+  }
+  return out;
+}
 const MAX_BACKOFF_MS = 5000;
 
 export class PodmanConnection extends EventEmitter<{ status: [ConnectionStatus] }> {
@@ -150,7 +160,7 @@ export class PodmanConnection extends EventEmitter<{ status: [ConnectionStatus] 
         // The modem builds the query string itself (and trims a path's last character when it has
         // nothing to add), so the query is handed over as an object.
         const [base, search] = path.split('?', 2) as [string, string | undefined];
-        const query = search ? Object.fromEntries(new URLSearchParams(search)) : undefined;
+        const query = search ? queryObject(search) : undefined;
         this.docker.modem.dial(
           {
             path: `${LIBPOD}${base}${query ? '?' : ''}`,
@@ -164,6 +174,44 @@ export class PodmanConnection extends EventEmitter<{ status: [ConnectionStatus] 
         );
       }),
     );
+  }
+
+  /** A long-lived libpod stream (events, stats) of newline-delimited JSON, one object per call of onObject. */
+  async libpodJsonStream(path: string, what: string, onObject: (value: unknown) => void): Promise<NodeJS.ReadableStream> {
+    const stream = await this.call(what, () =>
+      new Promise<NodeJS.ReadableStream>((resolve, reject) => {
+        const [base, search] = path.split('?', 2) as [string, string | undefined];
+        const query = search ? queryObject(search) : undefined;
+        this.docker.modem.dial(
+          {
+            path: `${LIBPOD}${base}${query ? '?' : ''}`,
+            method: 'GET',
+            options: query ? { _query: query } : {},
+            isStream: true,
+            statusCodes: { 200: true, 404: 'no such object', 500: 'server error' },
+          },
+          (err: unknown, data: unknown) => (err ? reject(err) : resolve(data as NodeJS.ReadableStream)),
+        );
+      }),
+    );
+    let pending = '';
+    stream.on('data', (chunk: Buffer) => {
+      pending += chunk.toString('utf8');
+      let newline = pending.indexOf('\n');
+      while (newline >= 0) {
+        const line = pending.slice(0, newline).trim();
+        pending = pending.slice(newline + 1);
+        if (line) {
+          try {
+            onObject(JSON.parse(line));
+          } catch {
+            // a torn line from a dying connection: nothing to recover
+          }
+        }
+        newline = pending.indexOf('\n');
+      }
+    });
+    return stream;
   }
 
   /** Called by anyone who sees the engine gone (a call, a dropped event stream). */

@@ -1,0 +1,20 @@
+import type { SandboxInfo } from '../../shared/types/sandbox.js';
+import { formatByteSize } from '../../shared/types/units.js';
+
+function uptime(info: SandboxInfo, now: number): string {
+  if (!info.startedAt) return '-';
+  const seconds = Math.max(0, Math.round((now - Date.parse(info.startedAt)) / 1000));
+  if (seconds < 120) return `${seconds}s`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)}m`;
+  return `${Math.round(seconds / 3600)}h`;
+}
+
+export function formatSandboxTable(list: SandboxInfo[], now = Date.now()): string {
+  if (list.length === 0) return 'No sandboxes. Create one with `warden sandbox create`.\n';
+  const rows = [['NAME', 'STATE', 'IMAGE', 'RUNTIME', 'MEMORY', 'CPUS', 'PIDS', 'NETWORK', 'UP', 'ID']];
+  for (const s of list) {
+    rows.push([s.name, s.state, s.image, s.runtime, formatByteSize(s.limits.memoryBytes), String(s.limits.cpus), String(s.limits.pids), s.network, uptime(s, now), s.id.slice(0, 12)]);
+  }
+  const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => r[col]!.length)));
+  return rows.map((r) => r.map((cell, col) => cell.padEnd(widths[col]!)).join('  ').trimEnd()).join('\n') + '\n';
+}

@@ -1,0 +1,83 @@
+// `warden doctor`: can sandboxes run here, and if not, exactly what to install or start.
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import type { DoctorCheck, DoctorReport } from '../../shared/types/engine.js';
+import type { ErrorInfo } from '../../shared/errors.js';
+import type { PodmanEngine } from './podman/podman-engine.js';
+import { defaultImage } from './podman/podman-engine.js';
+
+export interface DoctorInput {
+  home: string;
+  env: NodeJS.ProcessEnv;
+  engine: PodmanEngine | null;
+  /** Why the engine could not be opened, when it could not. */
+  openError?: ErrorInfo;
+  fresh: boolean;
+}
+
+function dataDirCheck(home: string): DoctorCheck {
+  try {
+    mkdirSync(home, { recursive: true, mode: 0o700 });
+    accessSync(home, constants.W_OK);
+    return { name: 'data directory', ok: true, detail: home };
+  } catch (err) {
+    return { name: 'data directory', ok: false, detail: `${home}: ${(err as Error).message}`, fix: 'set WARDEN_HOME to a writable directory' };
+  }
+}
+
+function podmanCheck(): DoctorCheck {
+  const run = spawnSync('podman', ['--version'], { encoding: 'utf8' });
+  if (run.status === 0) return { name: 'podman', ok: true, detail: run.stdout.trim() };
+  return { name: 'podman', ok: false, detail: 'the podman command is not installed', fix: 'apt-get install podman runc catatonit uidmap (or run `npm run setup`)' };
+}
+
+export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
+  const image = input.engine?.sandboxes.defaultImage ?? defaultImage(input.env);
+  const checks: DoctorCheck[] = [dataDirCheck(input.home), podmanCheck()];
+  const engine = input.engine;
+  if (!engine) {
+    checks.push({
+      name: 'engine',
+      ok: false,
+      detail: input.openError?.message ?? 'no Podman API socket answers',
+      fix: input.openError?.hint ?? 'start one with `podman system service --time=0 &`',
+    });
+    return { ok: false, dataDir: input.home, connection: null, image: { name: image, present: false }, checks };
+  }
+
+  const info = engine.info();
+  checks.push({
+    name: 'engine',
+    ok: info.status === 'connected',
+    detail: `Podman ${info.version} at ${info.socketPath} (${info.source}), ${info.rootless ? 'rootless' : 'rootful'}, cgroups ${info.cgroupVersion}`,
+  });
+
+  const present = await engine.sandboxes.imageExists(image);
+  checks.push(
+    present
+      ? { name: 'image', ok: true, detail: `${image} is present` }
+      : { name: 'image', ok: false, detail: `${image} is missing`, fix: 'build it offline with `npm run setup` (resources/image/build.sh)' },
+  );
+
+  if (present) await engine.detectRuntimes(input.fresh);
+  const after = engine.info();
+  for (const r of after.runtimes) {
+    checks.push({
+      name: `runtime ${r.name}`,
+      // A runtime that is not there is information, not a failure; one default is what matters.
+      ok: true,
+      detail: r.works ? 'works' : r.installed ? `installed, does not work here: ${r.reason ?? ''}` : `not available: ${r.reason ?? ''}`,
+    });
+  }
+  checks.push(
+    after.defaultRuntime
+      ? { name: 'default runtime', ok: true, detail: `${after.defaultRuntime} (sandboxes run with it unless --runtime says otherwise)` }
+      : {
+          name: 'default runtime',
+          ok: false,
+          detail: present ? 'no OCI runtime could run a test container' : 'not checked: the image is missing',
+          fix: present ? 'install runc (`apt-get install runc`); see the runtime lines above for why each failed' : 'build the image first (`npm run setup`)',
+        },
+  );
+  return { ok: checks.every((c) => c.ok), dataDir: input.home, connection: after, image: { name: image, present }, checks };
+}

@@ -1,0 +1,193 @@
+// The engine behind every door: implements the shared method map on Podman, records every
+// action in the audit ledger, and pushes engine events to subscribers.
+import { createHash } from 'node:crypto';
+import type { MethodHandlers, MethodParams, ExecRunResponse } from '../../shared/contracts/methods.js';
+import type { ExecRequest, ExecResult } from '../../shared/types/exec.js';
+import type { SandboxInfo } from '../../shared/types/sandbox.js';
+import { EventBus } from './event-bus.js';
+import type { AuditSink } from './audit-sink.js';
+import type { PodmanEngine } from './podman/podman-engine.js';
+import { runExec, argvOf, type ExecHandlers } from './podman/exec-session.js';
+import { EngineEvents } from './podman/events.js';
+import { subscribeStats, type StatsSubscription } from './podman/stats.js';
+import { openTerminal, type TerminalOptions, type TerminalSession } from './podman/terminal-session.js';
+import { runDoctor } from './doctor.js';
+
+const PREVIEW_BYTES = 512;
+/** Default cap of output kept by a buffered exec (exec.run); streamed execs keep none. */
+const DEFAULT_COLLECT_LIMIT = 4 * 1024 * 1024;
+
+export interface WardenEngineOptions {
+  /** Who is acting: "user", an agent's name, "system". */
+  actor: string;
+}
+
+export class WardenEngine implements MethodHandlers {
+  readonly events = new EventBus();
+  private engineEvents: EngineEvents | null = null;
+  private reaper: NodeJS.Timeout | null = null;
+
+  constructor(
+    readonly podman: PodmanEngine,
+    private readonly audit: AuditSink,
+    private readonly options: WardenEngineOptions = { actor: 'user' },
+  ) {
+    podman.connection.on('status', (status) => {
+      this.events.emit('engine.status', { status });
+      this.record(null, status === 'connected' ? 'engine.up' : 'engine.down', { status });
+    });
+  }
+
+  private record(sandboxId: string | null, kind: string, payload: unknown): void {
+    this.audit.append({ actor: this.options.actor, sandboxId, kind, payload });
+  }
+
+  /** Follows engine events and expires sandboxes past their TTL: for long-lived doors (app, server). */
+  async watch(reapEveryMs = 10_000): Promise<void> {
+    this.engineEvents = new EngineEvents(this.podman.connection, {
+      onEvent: (event) => this.events.emit('sandbox.event', event),
+      onResync: () => this.events.emit('sandbox.resync', {}),
+    });
+    await this.engineEvents.start();
+    this.reaper = setInterval(() => void this.reapExpired().catch(() => undefined), reapEveryMs);
+    this.reaper.unref();
+  }
+
+  /** Destroys sandboxes whose TTL has passed; returns their names. */
+  async reapExpired(now = new Date()): Promise<string[]> {
+    const expired = (await this.podman.sandboxes.list()).filter((s) => s.expiresAt && new Date(s.expiresAt) <= now);
+    for (const s of expired) {
+      await this.podman.sandboxes.destroy(s.id).catch(() => undefined);
+      this.audit.append({ actor: 'system', sandboxId: s.id, kind: 'sandbox.expired', payload: { name: s.name, expiresAt: s.expiresAt } });
+    }
+    return expired.map((s) => s.name);
+  }
+
+  async 'engine.info'() {
+    return this.podman.info();
+  }
+
+  async 'engine.doctor'(params: MethodParams<'engine.doctor'>) {
+    return runDoctor({ home: this.podman.options.home, env: this.podman.options.env ?? process.env, engine: this.podman, fresh: params.fresh ?? false });
+  }
+
+  async 'sandbox.list'() {
+    return this.podman.sandboxes.list();
+  }
+
+  async 'sandbox.inspect'(params: MethodParams<'sandbox.inspect'>) {
+    return this.podman.sandboxes.inspect(params.ref);
+  }
+
+  async 'sandbox.create'(spec: MethodParams<'sandbox.create'>) {
+    const info = await this.podman.sandboxes.create(spec);
+    this.record(info.id, 'sandbox.created', { name: info.name, image: info.image, runtime: info.runtime, network: info.network, limits: info.limits, workspace: info.workspace, expiresAt: info.expiresAt });
+    return info;
+  }
+
+  private async lifecycle(kind: string, info: Promise<SandboxInfo>): Promise<SandboxInfo> {
+    const result = await info;
+    this.record(result.id, kind, { name: result.name, state: result.state });
+    return result;
+  }
+
+  async 'sandbox.start'(p: MethodParams<'sandbox.start'>) {
+    return this.lifecycle('sandbox.started', this.podman.sandboxes.start(p.ref));
+  }
+
+  async 'sandbox.stop'(p: MethodParams<'sandbox.stop'>) {
+    return this.lifecycle('sandbox.stopped', this.podman.sandboxes.stop(p.ref));
+  }
+
+  async 'sandbox.restart'(p: MethodParams<'sandbox.restart'>) {
+    return this.lifecycle('sandbox.restarted', this.podman.sandboxes.restart(p.ref));
+  }
+
+  async 'sandbox.pause'(p: MethodParams<'sandbox.pause'>) {
+    return this.lifecycle('sandbox.paused', this.podman.sandboxes.pause(p.ref));
+  }
+
+  async 'sandbox.resume'(p: MethodParams<'sandbox.resume'>) {
+    return this.lifecycle('sandbox.resumed', this.podman.sandboxes.resume(p.ref));
+  }
+
+  async 'sandbox.destroy'(p: MethodParams<'sandbox.destroy'>) {
+    const gone = await this.podman.sandboxes.destroy(p.ref);
+    this.record(gone.id, 'sandbox.destroyed', { name: gone.name });
+    return gone;
+  }
+
+  /** Runs a command, streaming its output to the handlers, and records start and finish. */
+  async execStream(ref: string, request: ExecRequest, handlers: ExecHandlers = {}): Promise<ExecResult & { stdoutDigest: string; stderrDigest: string }> {
+    const sandbox = await this.podman.sandboxes.resolve(ref);
+    const argv = argvOf(request.cmd);
+    this.record(sandbox.id, 'exec.started', { argv, cwd: request.cwd ?? null, timeoutMs: request.timeoutMs ?? null });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    const hashOut = createHash('sha256');
+    const hashErr = createHash('sha256');
+    const keep = (list: Buffer[], chunk: Buffer) => {
+      if (list.reduce((n, c) => n + c.length, 0) < PREVIEW_BYTES) list.push(chunk);
+    };
+    try {
+      const result = await runExec(this.podman.connection, sandbox.id, request, {
+        onStdout: (c) => {
+          hashOut.update(c);
+          keep(out, c);
+          handlers.onStdout?.(c);
+        },
+        onStderr: (c) => {
+          hashErr.update(c);
+          keep(err, c);
+          handlers.onStderr?.(c);
+        },
+      });
+      const digests = { stdoutDigest: hashOut.digest('hex'), stderrDigest: hashErr.digest('hex') };
+      this.record(sandbox.id, 'exec.finished', {
+        argv,
+        ...result,
+        ...digests,
+        stdoutPreview: Buffer.concat(out).subarray(0, PREVIEW_BYTES).toString('utf8'),
+        stderrPreview: Buffer.concat(err).subarray(0, PREVIEW_BYTES).toString('utf8'),
+      });
+      return { ...result, ...digests };
+    } catch (error) {
+      this.record(sandbox.id, 'exec.failed', { argv, error: (error as Error).message });
+      throw error;
+    }
+  }
+
+  async 'exec.run'(p: MethodParams<'exec.run'>): Promise<ExecRunResponse> {
+    const request = { ...p.request, outputLimitBytes: p.request.outputLimitBytes ?? DEFAULT_COLLECT_LIMIT };
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    const result = await this.execStream(p.ref, request, { onStdout: (c) => out.push(c), onStderr: (c) => err.push(c) });
+    return {
+      exitCode: result.exitCode,
+      durationMs: result.durationMs,
+      timedOut: result.timedOut,
+      stdoutBytes: result.stdoutBytes,
+      stderrBytes: result.stderrBytes,
+      truncated: result.truncated,
+      stdoutBase64: Buffer.concat(out).toString('base64'),
+      stderrBase64: Buffer.concat(err).toString('base64'),
+    };
+  }
+
+  async openTerminal(ref: string, options: TerminalOptions = {}): Promise<TerminalSession> {
+    const sandbox = await this.podman.sandboxes.resolve(ref);
+    const session = await openTerminal(this.podman.connection, sandbox.id, options);
+    this.record(sandbox.id, 'terminal.opened', { execId: session.execId });
+    return session;
+  }
+
+  subscribeStats(ids: string[]): Promise<StatsSubscription> {
+    return subscribeStats(this.podman.connection, ids, (sample) => this.events.emit('stats.sample', sample));
+  }
+
+  close(): void {
+    this.engineEvents?.stop();
+    if (this.reaper) clearInterval(this.reaper);
+    this.podman.close();
+  }
+}
