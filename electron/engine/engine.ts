@@ -169,6 +169,7 @@ export class WardenEngine implements MethodHandlers {
       stdoutBytes: result.stdoutBytes,
       stderrBytes: result.stderrBytes,
       truncated: result.truncated,
+      oomKilled: result.oomKilled,
       stdoutBase64: Buffer.concat(out).toString('base64'),
       stderrBase64: Buffer.concat(err).toString('base64'),
     };

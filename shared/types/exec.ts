@@ -24,6 +24,8 @@ export interface ExecResult {
   stdoutBytes: number;
   stderrBytes: number;
   truncated: boolean;
+  /** The kernel's OOM killer ended the command: the sandbox hit its memory limit. */
+  oomKilled: boolean;
 }
 
 export const TerminalSizeSchema = z.object({

@@ -52,6 +52,8 @@ export function registerExec(program: Command): void {
         const result = await withEngine((engine) => engine.execStream(ref, request, { onStdout: out.write, onStderr: err.write }));
         await Promise.all([out.drained(), err.drained()]);
         if (result.timedOut) process.stderr.write(`warden: timed out after ${seconds}s; the command and its children were killed\n`);
+        if (result.oomKilled) process.stderr.write('warden: the command was killed for running out of memory (the sandbox memory limit); create the sandbox with a larger --memory\n');
+        if (result.truncated) process.stderr.write('warden: output was cut at the output limit\n');
         return result.exitCode;
       }),
     );

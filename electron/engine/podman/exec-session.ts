@@ -28,6 +28,33 @@ while [ $i -lt 50 ]; do
 done
 exit 1`;
 
+/**
+ * Reads the sandbox cgroup's cumulative OOM-kill count (v2 memory.events, v1 memory.oom_control).
+ * Only read after a command died of SIGKILL, to tell an OOM kill from any other.
+ */
+const OOM_COUNT_SCRIPT = `for f in /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control; do
+  if [ -r "$f" ]; then while read -r k v; do [ "$k" = oom_kill ] && { echo "$v"; exit 0; }; done < "$f"; fi
+done
+echo 0`;
+
+/** OOM kills already reported, per container, so each kill is reported once (in this process). */
+const oomSeen = new Map<string, number>();
+
+async function newOomKill(conn: PodmanConnection, containerId: string): Promise<boolean> {
+  const reader = await conn.call('exec', (docker) =>
+    docker.getContainer(containerId).exec({ Cmd: ['/bin/sh', '-c', OOM_COUNT_SCRIPT], AttachStdout: true, AttachStderr: true }),
+  );
+  const stream = await conn.call('exec', () => reader.start({ hijack: false, stdin: false }));
+  const chunks: Buffer[] = [];
+  const sink = new OutputSink(1024, (c) => chunks.push(c));
+  conn.docker.modem.demuxStream(stream, sink, new OutputSink(0, undefined));
+  await new Promise<void>((resolve) => stream.on('end', resolve).on('close', resolve).on('error', () => resolve()));
+  const count = Number(Buffer.concat(chunks).toString().trim()) || 0;
+  const seen = oomSeen.get(containerId) ?? 0;
+  oomSeen.set(containerId, count);
+  return count > seen;
+}
+
 export interface ExecHandlers {
   onStdout?: ChunkHandler;
   onStderr?: ChunkHandler;
@@ -127,6 +154,7 @@ export async function runExec(conn: PodmanConnection, containerId: string, req: 
     if (forceClose) clearTimeout(forceClose);
   }
   const exitCode = await waitForExit(conn, exec.id);
+  const oomKilled = exitCode === 137 && !timedOut ? await newOomKill(conn, containerId).catch(() => false) : false;
   return {
     exitCode: timedOut ? TIMEOUT_EXIT_CODE : exitCode,
     durationMs: Math.round((performance.now() - started) * 100) / 100,
@@ -134,6 +162,7 @@ export async function runExec(conn: PodmanConnection, containerId: string, req: 
     stdoutBytes: stdout.total,
     stderrBytes: stderr.total,
     truncated: stdout.truncated || stderr.truncated,
+    oomKilled,
   };
 }
 

@@ -14,6 +14,14 @@ export function ownedLogPath(home: string, runtime?: string): string {
   return join(home, 'run', runtime ? `podman-service-${runtime}.log` : 'podman-service.log');
 }
 
+/** With CONTAINER_HOST set, the podman command turns into a remote client without --runtime or service. */
+function localPodmanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.CONTAINER_HOST;
+  delete env.CONTAINER_CONNECTION;
+  return env;
+}
+
 export function podmanInstalled(): boolean {
   return spawnSync('podman', ['--version'], { stdio: 'ignore' }).status === 0;
 }
@@ -62,6 +70,7 @@ export class OwnedService {
     try {
       this.child = spawn('podman', [...runtimeArgs, 'system', 'service', `--time=${opts.idleSeconds}`, `unix://${this.socketPath}`], {
         stdio: ['ignore', logFd, logFd],
+        env: localPodmanEnv(),
         detached: opts.detached,
       });
     } finally {

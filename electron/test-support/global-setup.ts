@@ -1,0 +1,26 @@
+// Integration specs share one Podman service: found, or started here for the whole run.
+// Sandboxes left by a crashed earlier run (label warden-test.run) are swept first.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PodmanConnection } from '../engine/podman/connection.js';
+import { MANAGED_FILTER } from '../engine/podman/labels.js';
+import { TEST_LABEL } from './test-label.js';
+
+let connection: PodmanConnection | null = null;
+let home: string | null = null;
+
+export async function setup(): Promise<void> {
+  home = mkdtempSync(join(tmpdir(), 'warden-it-'));
+  connection = await PodmanConnection.open({ home, startService: true, detachedService: false });
+  // Workers inherit the environment: they all use this socket.
+  process.env.CONTAINER_HOST = `unix://${connection.socketPath}`;
+  const filters = encodeURIComponent(JSON.stringify({ label: [MANAGED_FILTER, TEST_LABEL] }));
+  const stale = await connection.libpod<Array<{ Id: string }>>('GET', `/containers/json?all=true&filters=${filters}`, undefined, 'sweep');
+  for (const c of stale) await connection.libpod('DELETE', `/containers/${c.Id}?force=true&timeout=0`, undefined, 'sweep', [200, 204, 404]);
+}
+
+export async function teardown(): Promise<void> {
+  connection?.close();
+  if (home) rmSync(home, { recursive: true, force: true });
+}
