@@ -78,6 +78,7 @@ export function parseVkey(vkey: string): VerifierKey {
 }
 
 // Text may hold any Unicode except control characters other than newline.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const BAD_TEXT = /[\u0000-\u0009\u000b-\u001f\u007f]|\p{Cs}/u;
 
 export function signNote(text: string, key: SignerKey): string {
