@@ -13,6 +13,8 @@ export interface ConnectOptions {
   env?: NodeJS.ProcessEnv;
   /** Use exactly this socket (tests, `--socket`). */
   socketPath?: string;
+  /** Look for a running engine first (default true); false goes straight to a service of Warden's own. */
+  discover?: boolean;
   /** Start `podman system service` when nothing answers (default true). */
   startService?: boolean;
   /** For an owned service: keep it after this process exits, with an idle timeout (the CLI). */
@@ -84,7 +86,7 @@ export class PodmanConnection extends EventEmitter<{ status: [ConnectionStatus] 
       if (await pingSocket(options.socketPath)) return { socket: { path: options.socketPath, source: 'explicit' }, service: null };
       throw unreachable(options.socketPath);
     }
-    const candidates = socketCandidates(options.env ?? process.env);
+    const candidates = options.discover === false ? [] : socketCandidates(options.env ?? process.env);
     // A service Warden left running (CLI, idle timeout) is as good as any.
     candidates.push({ path: ownedSocketPath(options.home), source: 'owned-service' });
     const found = await findAnsweringSocket(candidates);

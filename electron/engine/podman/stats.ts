@@ -44,10 +44,19 @@ export async function subscribeStats(
 ): Promise<StatsSubscription> {
   const query = new URLSearchParams({ stream: 'true', interval: String(intervalSeconds) });
   for (const id of ids) query.append('containers', id);
+  // Podman's first report for a container divides its whole CPU time by a tiny interval
+  // (values of several hundred percent); it is a baseline, not a sample.
+  const seen = new Set<string>();
   const stream = await conn.libpodJsonStream(`/containers/stats?${query.toString()}`, 'stats', (value) => {
     const report = value as { Stats?: LibpodStats[] | null };
     const now = Date.now();
-    for (const s of report.Stats ?? []) onSample(toStatsSample(s, now));
+    for (const s of report.Stats ?? []) {
+      if (!seen.has(s.ContainerID)) {
+        seen.add(s.ContainerID);
+        continue;
+      }
+      onSample(toStatsSample(s, now));
+    }
   });
   const done = new Promise<void>((resolve) => {
     stream.on('end', resolve);

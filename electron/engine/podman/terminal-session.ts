@@ -57,7 +57,8 @@ export async function openTerminal(conn: PodmanConnection, containerId: string, 
       if (!stream.destroyed) stream.write(data);
     },
     resize: async (size) => {
-      await conn.call('terminal resize', () => exec.resize({ h: size.rows, w: size.cols }));
+      // Podman answers 201 here where dockerode expects 200, so the libpod endpoint is called directly.
+      await conn.libpod('POST', `/exec/${exec.id}/resize?h=${size.rows}&w=${size.cols}`, undefined, 'terminal resize', [200, 201]);
     },
     onData: (fn) => listeners.push(fn),
     exited,
