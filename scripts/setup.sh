@@ -32,7 +32,7 @@ start=$SECONDS
 # --- apt ---------------------------------------------------------------------
 # netavark/aardvark-dns/iptables: podman's default bridge network on bookworm;
 # apt would otherwise be free to satisfy container-network-stack differently.
-packages=(podman runc catatonit uidmap mmdebstrap fuse-overlayfs slirp4netns
+packages=(podman runc crun catatonit uidmap mmdebstrap fuse-overlayfs slirp4netns
   netavark aardvark-dns iptables sqlite3)
 ((browser)) && packages+=(chromium fonts-liberation)
 

@@ -1,0 +1,24 @@
+// Prints one closing line over every suite's JSON report: "tests: N passed, N failed, N skipped".
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const dir = process.argv[2];
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+for (const file of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
+  const report = JSON.parse(readFileSync(join(dir, file), 'utf8'));
+  if (typeof report.numPassedTests === 'number') {
+    // vitest (jest-compatible JSON)
+    passed += report.numPassedTests;
+    failed += report.numFailedTests;
+    skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+  } else if (report.stats) {
+    // playwright
+    passed += report.stats.expected ?? 0;
+    failed += (report.stats.unexpected ?? 0) + (report.stats.flaky ?? 0);
+    skipped += report.stats.skipped ?? 0;
+  }
+}
+console.log(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exit(failed > 0 || passed === 0 ? 1 : 0);
