@@ -9,7 +9,9 @@ const CLI_SERVICE_IDLE_SECONDS = 300;
 
 export async function openPodman(): Promise<PodmanEngine> {
   const home = ensureWardenHome();
-  return PodmanEngine.open({ home, detachedService: true, serviceIdleSeconds: CLI_SERVICE_IDLE_SECONDS });
+  // WARDEN_PODMAN_SOCKET pins one socket: no discovery, no service of Warden's own.
+  const socketPath = process.env.WARDEN_PODMAN_SOCKET || undefined;
+  return PodmanEngine.open({ home, socketPath, detachedService: true, serviceIdleSeconds: CLI_SERVICE_IDLE_SECONDS });
 }
 
 /** Opens the engine, runs `body`, and always closes what it opened. */

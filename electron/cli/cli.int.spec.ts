@@ -1,0 +1,134 @@
+// The CLI as a user runs it: a real process, real Podman, its exit codes and --json contract.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const bin = join(root, 'bin', 'warden.mjs');
+let home: string;
+const prefix = `cli-${randomBytes(3).toString('hex')}`;
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function warden(args: string[], env: NodeJS.ProcessEnv = {}): Run {
+  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, WARDEN_HOME: home, ...env }, timeout: 60_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function wardenBytes(args: string[]): Promise<{ status: number | null; stdout: Buffer; stderr: Buffer }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, WARDEN_HOME: home } });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => err.push(c));
+    child.on('close', (status) => resolve({ status, stdout: Buffer.concat(out), stderr: Buffer.concat(err) }));
+  });
+}
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), 'warden-cli-'));
+  const build = spawnSync(process.execPath, [join(root, 'scripts', 'build-cli.mjs')], { encoding: 'utf8' });
+  expect(build.status, build.stderr).toBe(0);
+});
+
+afterAll(() => {
+  const list = warden(['sandbox', 'ls', '--json']);
+  if (list.status === 0) {
+    for (const s of JSON.parse(list.stdout) as Array<{ name: string }>) if (s.name.startsWith(prefix)) warden(['sandbox', 'rm', s.name]);
+  }
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe('warden CLI', () => {
+  it('doctor is green and says which runtime it picked', () => {
+    const r = warden(['doctor', '--json']);
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.ok).toBe(true);
+    expect(report.connection.defaultRuntime).toMatch(/^(runc|crun)$/);
+    expect(report.image.present).toBe(true);
+    const human = warden(['doctor']);
+    expect(human.stdout).toMatch(/default runtime\s+(runc|crun)/);
+  });
+
+  it('round trip: create → exec → ls → rm, with the command’s exit code and streams', async () => {
+    const name = `${prefix}-a`;
+    const created = warden(['sandbox', 'create', '--name', name, '--memory', '256m', '--cpus', '0.5', '--pids', '128', '--json']);
+    expect(created.status, created.stderr).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ name, state: 'running', limits: { memoryBytes: 256 * 1024 ** 2, cpus: 0.5, pids: 128 }, network: 'none' });
+
+    const exec = await wardenBytes(['exec', name, '--', 'sh', '-c', 'printf "out\\n"; printf "err\\n" >&2; exit 7']);
+    expect(exec.status).toBe(7);
+    expect(exec.stdout.toString()).toBe('out\n');
+    expect(exec.stderr.toString()).toBe('err\n');
+
+    const big = await wardenBytes(['exec', name, '--', 'head', '-c', '3000000', '/dev/urandom']);
+    expect(big.status).toBe(0);
+    expect(big.stdout.length).toBe(3_000_000);
+
+    const ls = warden(['sandbox', 'ls', '--json']);
+    expect(JSON.parse(ls.stdout).map((s: { name: string }) => s.name)).toContain(name);
+    expect(warden(['sandbox', 'ls']).stdout).toMatch(new RegExp(`${name}\\s+running`));
+
+    expect(warden(['sandbox', 'stop', name]).status).toBe(0);
+    expect(JSON.parse(warden(['sandbox', 'inspect', name, '--json']).stdout).state).toBe('exited');
+    expect(warden(['sandbox', 'start', name]).status).toBe(0);
+
+    const rm = warden(['sandbox', 'rm', name, '--json']);
+    expect(rm.status).toBe(0);
+    expect(JSON.parse(rm.stdout).removed.name).toBe(name);
+    expect(JSON.parse(warden(['sandbox', 'ls', '--json']).stdout).map((s: { name: string }) => s.name)).not.toContain(name);
+  });
+
+  it('exits 124 on timeout and kills what the command started', () => {
+    const name = `${prefix}-t`;
+    expect(warden(['sandbox', 'create', '--name', name]).status).toBe(0);
+    const r = warden(['exec', '--timeout', '1', name, '--', 'sh', '-c', 'sleep 1000 & sleep 1000']);
+    expect(r.status).toBe(124);
+    expect(r.stderr).toMatch(/timed out after 1s/);
+    expect(warden(['exec', name, '--', 'ps', '-eo', 'args']).stdout).not.toMatch(/sleep 1000/);
+  });
+
+  it('answers bad input with one clear line and a non-zero exit, never a stack trace', () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['sandbox', 'rm', 'no-such-sandbox'], /no sandbox named no-such-sandbox/],
+      [['exec', 'no-such-sandbox', '--', 'true'], /no sandbox named no-such-sandbox/],
+      [['sandbox', 'create', '--memory', '12q'], /memory "12q" is not a size/],
+      [['sandbox', 'create', '--cpus', 'lots'], /--cpus "lots" is not a number/],
+      [['sandbox', 'create', '--network', 'host'], /network/],
+      [['sandbox', 'create', '--image', 'localhost/nope:0'], /image localhost\/nope:0 is not present/],
+      [['sandbox', 'create', '--runtime', 'krun'], /krun/],
+      [['exec', '--timeout', '-3', 'x', '--', 'true'], /--timeout must be more than 0/],
+      [['sandbox', 'frobnicate'], /unknown command/],
+    ];
+    for (const [args, message] of cases) {
+      const r = warden(args);
+      expect(r.status, args.join(' ')).not.toBe(0);
+      expect(r.stderr, args.join(' ')).toMatch(message);
+      expect(r.stderr).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
+    }
+    const json = warden(['sandbox', 'rm', 'no-such-sandbox', '--json']);
+    expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'E_NOT_FOUND', message: 'no sandbox named no-such-sandbox', hint: expect.any(String) } });
+  });
+
+  it('says the engine is unreachable, with what to do, when no socket answers', () => {
+    const ls = warden(['sandbox', 'ls'], { WARDEN_PODMAN_SOCKET: '/nonexistent/podman.sock' });
+    expect(ls.status).toBe(3);
+    expect(ls.stderr).toMatch(/the Podman engine is not answering at \/nonexistent\/podman.sock/);
+    expect(ls.stderr).toMatch(/hint: start it/);
+    const explicit = warden(['doctor', '--json'], { WARDEN_PODMAN_SOCKET: '/nonexistent/podman.sock' });
+    expect(explicit.status).toBe(1);
+    const report = JSON.parse(explicit.stdout);
+    expect(report.ok).toBe(false);
+    expect(report.checks.find((c: { name: string }) => c.name === 'engine')).toMatchObject({ ok: false, fix: expect.stringMatching(/podman system service/) });
+  });
+});
