@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { ConnectionInfo, DoctorReport } from '../types/engine.js';
 import { SandboxRefSchema, SandboxSpecSchema, type SandboxInfo } from '../types/sandbox.js';
-import { ExecRequestSchema, type ExecResult } from '../types/exec.js';
+import { ExecRequestSchema, TerminalSizeSchema, type ExecResult } from '../types/exec.js';
 
 const RefRequest = z.object({ ref: SandboxRefSchema }).strict();
 const Empty = z.object({}).strict();
@@ -57,3 +57,43 @@ export type MethodHandlers = { [M in MethodName]: (params: MethodParams<M>) => P
 export function isMethodName(name: string): name is MethodName {
   return Object.prototype.hasOwnProperty.call(MethodSchemas, name);
 }
+
+// --- UI sessions (Electron IPC and the web shell's WebSocket) ---------------------------------------
+// Streams a UI holds open (terminals, stats) live per connection in the door, not in the engine, so
+// they are a second map; a UI speaks both. Their output comes back as events (terminal.data …).
+const StreamId = z.string().min(1).max(64);
+
+export const SessionMethodSchemas = {
+  'terminal.open': z.object({ ref: SandboxRefSchema, size: TerminalSizeSchema }).strict(),
+  /** Keystrokes and pastes; a paste of a few hundred KiB is one call. */
+  'terminal.input': z.object({ id: StreamId, data: z.string().max(1024 * 1024) }).strict(),
+  'terminal.resize': z.object({ id: StreamId, size: TerminalSizeSchema }).strict(),
+  'terminal.close': z.object({ id: StreamId }).strict(),
+  /** The sandboxes whose stats this connection wants (replaces the previous set; [] stops them all). */
+  'stats.watch': z.object({ ids: z.array(SandboxRefSchema).max(1000) }).strict(),
+} as const;
+
+export interface SessionMethodResponses {
+  'terminal.open': { id: string; sandboxId: string };
+  'terminal.input': null;
+  'terminal.resize': null;
+  'terminal.close': null;
+  'stats.watch': { watching: number };
+}
+
+export type SessionMethodName = keyof typeof SessionMethodSchemas;
+export type UiMethodName = MethodName | SessionMethodName;
+export const UiMethodSchemas: { [M in UiMethodName]: M extends MethodName ? (typeof MethodSchemas)[M] : M extends SessionMethodName ? (typeof SessionMethodSchemas)[M] : never } = {
+  ...MethodSchemas,
+  ...SessionMethodSchemas,
+};
+export type UiMethodRequest<M extends UiMethodName> = z.input<(typeof UiMethodSchemas)[M]>;
+export type UiMethodParams<M extends UiMethodName> = z.output<(typeof UiMethodSchemas)[M]>;
+export type UiMethodResponse<M extends UiMethodName> = M extends MethodName ? MethodResponses[M] : M extends SessionMethodName ? SessionMethodResponses[M] : never;
+
+export function isUiMethodName(name: string): name is UiMethodName {
+  return Object.prototype.hasOwnProperty.call(UiMethodSchemas, name);
+}
+
+/** IPC channels between the Electron preload and main. */
+export const IPC_CHANNELS = { invoke: 'warden:invoke', event: 'warden:event', ready: 'warden:ready' } as const;
