@@ -1,6 +1,7 @@
 // Events pushed from the engine to every subscriber (UI, followers). One map, typed payloads.
 import type { ConnectionStatus, EngineEvent } from '../types/engine.js';
 import type { StatsSample } from '../types/stats.js';
+import type { ApprovalInfo, RunInfo, ToolCallInfo } from '../types/run.js';
 
 export interface EventMap {
   'engine.status': { status: ConnectionStatus };
@@ -8,6 +9,14 @@ export interface EventMap {
   /** The engine stream was re-opened after a gap: take a fresh snapshot. */
   'sandbox.resync': Record<string, never>;
   'stats.sample': StatsSample;
+  /** A run was opened or changed (status, counters, breaker). */
+  'run.updated': RunInfo;
+  /** A tool call was added or changed (decision, status, result, ledger seqs). */
+  'run.call': ToolCallInfo;
+  /** An `ask` is waiting for a person. */
+  'approval.requested': ApprovalInfo;
+  /** An approval was decided, or timed out. */
+  'approval.decided': ApprovalInfo;
   /** Terminal output for a UI connection, batched (a few ms) and decoded as UTF-8. */
   'terminal.data': { id: string; data: string };
   'terminal.exit': { id: string; code: number | null };

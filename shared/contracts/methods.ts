@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { ConnectionInfo, DoctorReport } from '../types/engine.js';
 import { SandboxRefSchema, SandboxSpecSchema, type SandboxInfo } from '../types/sandbox.js';
 import { ExecRequestSchema, TerminalSizeSchema, type ExecResult } from '../types/exec.js';
+import { ApprovalDecideSchema, RunQuerySchema, type ApprovalInfo, type RunDetail, type RunInfo } from '../types/run.js';
 
 const RefRequest = z.object({ ref: SandboxRefSchema }).strict();
 const Empty = z.object({}).strict();
@@ -97,3 +98,22 @@ export function isUiMethodName(name: string): name is UiMethodName {
 
 /** IPC channels between the Electron preload and main. */
 export const IPC_CHANNELS = { invoke: 'warden:invoke', event: 'warden:event', ready: 'warden:ready' } as const;
+
+// --- gateway: runs, tool calls and approvals (agents' work, for the UI and `warden run`) ---
+export const GatewayMethodSchemas = {
+  'run.list': RunQuerySchema,
+  'run.get': z.object({ id: z.string().min(1).max(64) }).strict(),
+  'approval.list': Empty,
+  'approval.decide': ApprovalDecideSchema,
+} as const;
+
+export interface GatewayMethodResponses {
+  'run.list': RunInfo[];
+  'run.get': RunDetail;
+  'approval.list': ApprovalInfo[];
+  'approval.decide': ApprovalInfo;
+}
+
+export type GatewayMethodName = keyof typeof GatewayMethodSchemas;
+export type GatewayMethodParams<M extends GatewayMethodName> = z.output<(typeof GatewayMethodSchemas)[M]>;
+export type GatewayMethodHandlers = { [M in GatewayMethodName]: (params: GatewayMethodParams<M>) => Promise<GatewayMethodResponses[M]> };

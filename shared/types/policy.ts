@@ -1,0 +1,146 @@
+import { z } from 'zod';
+import { NETWORK_MODES, RUNTIMES } from './sandbox.js';
+
+// The gateway's policy: what agents may run, read, write and create, and what a run may spend.
+// Loaded from WARDEN_HOME/policy.yaml (or .json); the commented default is resources/policy.default.yaml.
+
+export const POLICY_ACTIONS = ['allow', 'ask', 'deny'] as const;
+export type PolicyAction = (typeof POLICY_ACTIONS)[number];
+
+/** deny beats ask beats allow: when several rules or commands match, the strictest wins. */
+export const ACTION_RANK: Record<PolicyAction, number> = { allow: 0, ask: 1, deny: 2 };
+
+const globList = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).transform((v) => (Array.isArray(v) ? v : [v]));
+
+export const CommandRuleSchema = z
+  .object({
+    /** Program name(s), matched on the basename after wrappers (env, sudo, nice, sh -c …) are peeled off; globs allowed. */
+    command: globList,
+    /** Only when some argument matches one of these globs (e.g. "-*r*" for rm -r, -fr, -rf). */
+    args: globList.optional(),
+    action: z.enum(POLICY_ACTIONS),
+    reason: z.string().max(500).optional(),
+  })
+  .strict();
+export type CommandRule = z.output<typeof CommandRuleSchema>;
+
+export const PATH_ACCESS = ['read-only', 'hidden'] as const;
+export const PathRuleSchema = z
+  .object({
+    /** A glob on the path under /workspace ("**" crosses directories), e.g. "/workspace/.git/**". */
+    path: z.string().startsWith('/workspace'),
+    access: z.enum(PATH_ACCESS),
+  })
+  .strict();
+export type PathRule = z.output<typeof PathRuleSchema>;
+
+export const BreakerSchema = z
+  .object({
+    /** Consecutive failed calls that open the breaker. */
+    failures: z.number().int().min(1).max(1000),
+    /** How long it stays open before one probe call is let through. */
+    cooldownMs: z.number().int().min(0).max(24 * 3600 * 1000),
+  })
+  .strict();
+
+export const BudgetsSchema = z
+  .object({
+    /** Wall time of a run from its first call. */
+    wallTimeMs: z.number().int().positive(),
+    /** Tool calls a run may make (denied calls count too: a denied call is still a step). */
+    maxCalls: z.number().int().positive(),
+    /** Timeout given to an exec that asks for none, and the most one may ask for. */
+    execTimeoutMs: z.number().int().positive(),
+    maxExecTimeoutMs: z.number().int().positive(),
+    /** Output (stdout+stderr) a run may receive in total; each exec is capped by what is left. */
+    outputBytes: z.number().int().positive(),
+    breaker: BreakerSchema,
+  })
+  .strict();
+export type Budgets = z.output<typeof BudgetsSchema>;
+
+export const CreateLimitsSchema = z
+  .object({
+    /** Images an agent may ask for (globs); the default image is always allowed. */
+    images: z.array(z.string().min(1)),
+    runtimes: z.array(z.enum(RUNTIMES)),
+    maxMemoryBytes: z.number().int().positive(),
+    maxCpus: z.number().positive(),
+    maxPids: z.number().int().positive(),
+    maxTtlSeconds: z.number().int().positive(),
+    /** Sandboxes one agent may have at once. */
+    maxSandboxes: z.number().int().positive(),
+  })
+  .strict();
+export type CreateLimits = z.output<typeof CreateLimitsSchema>;
+
+const PolicyBodySchema = z
+  .object({
+    commands: z
+      .object({
+        /** What happens to a command no rule matches. */
+        default: z.enum(POLICY_ACTIONS),
+        /** A command whose program is computed at run time ($CMD, eval, `…`) cannot be checked: what then. */
+        dynamic: z.enum(POLICY_ACTIONS),
+        rules: z.array(CommandRuleSchema),
+      })
+      .strict(),
+    paths: z.array(PathRuleSchema),
+    network: z.object({ allowed: z.array(z.enum(NETWORK_MODES)).min(1), default: z.enum(NETWORK_MODES) }).strict(),
+    create: CreateLimitsSchema,
+    budgets: BudgetsSchema,
+    approvals: z
+      .object({
+        /** How long an `ask` waits for a person; then it is denied. */
+        timeoutMs: z.number().int().positive().max(24 * 3600 * 1000),
+      })
+      .strict(),
+    files: z
+      .object({
+        maxReadBytes: z.number().int().positive(),
+        maxWriteBytes: z.number().int().positive(),
+      })
+      .strict(),
+    /** "own": an agent sees and acts on only the sandboxes it created; "all": every Warden sandbox. */
+    access: z.enum(['own', 'all']),
+  })
+  .strict();
+
+/** Per-sandbox overrides (keyed by sandbox name glob): replace whole sections, rules are prepended. */
+export const PolicyOverrideSchema = z
+  .object({
+    commands: PolicyBodySchema.shape.commands.partial().optional(),
+    paths: z.array(PathRuleSchema).optional(),
+    budgets: BudgetsSchema.partial().optional(),
+    approvals: PolicyBodySchema.shape.approvals.optional(),
+  })
+  .strict();
+export type PolicyOverride = z.output<typeof PolicyOverrideSchema>;
+
+export const PolicySchema = PolicyBodySchema.extend({
+  version: z.literal(1),
+  sandboxes: z.record(z.string().min(1), PolicyOverrideSchema).optional(),
+}).strict();
+export type Policy = z.output<typeof PolicySchema>;
+export type PolicyInput = z.input<typeof PolicySchema>;
+
+/** Fields of a sandbox spec no agent may ever ask for; refused by policy, whatever the file says. */
+export const AGENT_FORBIDDEN_CREATE_FIELDS = [
+  'workspace',
+  'privileged',
+  'capAdd',
+  'cap_add',
+  'capabilities',
+  'devices',
+  'mounts',
+  'volumes',
+  'binds',
+  'pid',
+  'ipc',
+  'uts',
+  'userns',
+  'netns',
+  'hostNetwork',
+  'securityOpt',
+  'seccomp',
+] as const;

@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import type { PolicyAction } from './policy.js';
+
+// Runs and tool calls: what agents did, in order, with each decision and result. Pushed live to the UI.
+
+export const TOOL_NAMES = ['sandbox.create', 'sandbox.destroy', 'sandbox.start', 'sandbox.stop', 'exec', 'file.read', 'file.write', 'file.list'] as const;
+export type ToolName = (typeof TOOL_NAMES)[number];
+
+export const RUN_STATUSES = ['active', 'finished', 'expired'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export const CALL_STATUSES = ['pending', 'awaiting-approval', 'running', 'ok', 'failed', 'denied'] as const;
+export type CallStatus = (typeof CALL_STATUSES)[number];
+
+/** Why a call was stopped before it ran. */
+export type DenyReason = 'policy' | 'approval-denied' | 'approval-timeout' | 'budget' | 'breaker' | 'create-limits' | 'path';
+
+export interface CallDecision {
+  action: PolicyAction;
+  /** What decided: the rule text, "default", "dynamic", a budget name, "breaker" … */
+  source: string;
+  reason: string;
+  denyReason?: DenyReason;
+  /** For an `ask`: the approval, who decided and when. */
+  approval?: { id: string; decision: ApprovalDecision | 'timeout'; by: string | null; at: string };
+}
+
+export interface ToolCallInfo {
+  id: string;
+  runId: string;
+  /** 1-based position in the run. */
+  index: number;
+  tool: ToolName;
+  /** Arguments as given (file contents and stdin are replaced by their digest and size). */
+  args: Record<string, unknown>;
+  status: CallStatus;
+  decision: CallDecision | null;
+  startedAt: string;
+  endedAt: string | null;
+  durationMs: number | null;
+  exitCode: number | null;
+  error: { code: string; message: string } | null;
+  /** SHA-256 hex of stdout/stderr (exec) or of the file's bytes (read/write). */
+  digests: Record<string, string>;
+  bytes: Record<string, number>;
+  /** At most 512 bytes of output, as text. */
+  preview: string | null;
+  truncated: boolean;
+  /** Ledger entries written for this call, in order (empty until the ledger reports them). */
+  ledgerSeqs: number[];
+}
+
+export interface BreakerInfo {
+  state: 'closed' | 'open' | 'half-open';
+  consecutiveFailures: number;
+  openedAt: string | null;
+}
+
+export interface RunInfo {
+  id: string;
+  agent: string;
+  /** The client's own key (X-Warden-Run), if it gave one. */
+  key: string | null;
+  sandboxId: string | null;
+  sandboxName: string | null;
+  status: RunStatus;
+  startedAt: string;
+  endedAt: string | null;
+  calls: number;
+  failures: number;
+  outputBytes: number;
+  breaker: BreakerInfo;
+}
+
+export interface RunDetail extends RunInfo {
+  toolCalls: ToolCallInfo[];
+}
+
+export const APPROVAL_DECISIONS = ['approve-once', 'approve-run', 'deny'] as const;
+export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
+
+export interface ApprovalInfo {
+  id: string;
+  runId: string;
+  callId: string;
+  agent: string;
+  sandboxId: string | null;
+  tool: ToolName;
+  /** What is asked, for a person: the command line or the path. */
+  summary: string;
+  reason: string;
+  requestedAt: string;
+  deadline: string;
+  status: 'pending' | 'approved' | 'denied' | 'timeout';
+  decidedBy: string | null;
+  decidedAt: string | null;
+  decision: ApprovalDecision | null;
+}
+
+export const ApprovalDecideSchema = z
+  .object({
+    id: z.string().min(1).max(64),
+    decision: z.enum(APPROVAL_DECISIONS),
+    /** Who decides, for the record (the door fills in the authenticated user when it can). */
+    by: z.string().min(1).max(128).optional(),
+  })
+  .strict();
+export type ApprovalDecide = z.infer<typeof ApprovalDecideSchema>;
+
+export const RunQuerySchema = z
+  .object({
+    agent: z.string().max(128).optional(),
+    sandbox: z.string().max(128).optional(),
+    status: z.enum(RUN_STATUSES).optional(),
+    limit: z.number().int().min(1).max(10_000).optional(),
+  })
+  .strict();
+export type RunQuery = z.infer<typeof RunQuerySchema>;
