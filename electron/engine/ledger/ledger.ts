@@ -1,0 +1,300 @@
+// The audit ledger: one SQLite file, append-only, hash-chained, with a Merkle tree and signed
+// checkpoints. Several processes (the app, the CLI, `warden serve`) may append to the same file:
+// every append is one BEGIN IMMEDIATE transaction that reads the head inside the write lock, so the
+// chain cannot fork, and the busy timeout makes the others wait their turn instead of failing.
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
+import { WardenError } from '../../../shared/errors.js';
+import type { LedgerEntry, LedgerQuery, SignedCheckpoint, VerifyResult } from '../../../shared/types/ledger.js';
+import { BlobStore } from './blobs.js';
+import { entryCanonical, entryHash, GENESIS_HASH } from './canonical.js';
+import { checkpointFileFor } from './checkpoint-file.js';
+import { latestCheckpointSize, signCheckpoint, type CheckpointReason } from './checkpoint.js';
+import { GroupCommitter } from './group-commit.js';
+import { prepareAppend, type AppendInput, type PreparedAppend } from './input.js';
+import { defaultKeyDir } from './paths.js';
+import { applySchema, LEDGER_FORMAT, readMeta } from './schema.js';
+import type { SignerKey } from './note.js';
+import { loadOrCreateSigner } from './signing.js';
+import { TreeStore } from './tree-store.js';
+import { verifyLedger, type VerifyOptions } from './verify.js';
+
+export interface LedgerOptions {
+  /** Where the Ed25519 key lives; default WARDEN_HOME/keys. */
+  keyDir?: string;
+  /** Sign a checkpoint this often when entries were added (0: only on export, close or demand). Default 60 s. */
+  checkpointEveryMs?: number;
+  /** The newest checkpoint, outside the database; default `<file>.checkpoint`. */
+  checkpointFile?: string;
+  /** Content-addressed blobs; default `<dir of file>/blobs`. */
+  blobDir?: string;
+  /** How long an append waits for another process's write lock; default 15 s. */
+  busyTimeoutMs?: number;
+  /** Sign a checkpoint on close() if entries were added since the last one; default true. */
+  checkpointOnClose?: boolean;
+  /** Called when a scheduled checkpoint fails (the ledger keeps working; verify will say why). */
+  onCheckpointError?(err: unknown): void;
+}
+
+export type { AppendInput } from './input.js';
+
+export interface InclusionProofResult {
+  seq: number;
+  treeSize: number;
+  leafHash: string;
+  root: string;
+  path: string[];
+}
+
+export interface ConsistencyProofResult {
+  fromSize: number;
+  toSize: number;
+  fromRoot: string;
+  toRoot: string;
+  path: string[];
+}
+
+type Row = [number, string, string, string | null, string, string, Buffer, Buffer];
+
+function toEntry(r: Row): LedgerEntry {
+  return { seq: r[0], time: r[1], actor: r[2], sandboxId: r[3], kind: r[4], payload: JSON.parse(r[5]) as unknown, prevHash: r[6].toString('hex'), hash: r[7].toString('hex') };
+}
+
+export class Ledger {
+  private readonly tree: TreeStore;
+  private readonly blobs: BlobStore;
+  private readonly committer: GroupCommitter<PreparedAppend, LedgerEntry>;
+  private readonly listeners = new Set<(e: LedgerEntry) => void>();
+  private readonly insertMany: (items: PreparedAppend[]) => LedgerEntry[];
+  private readonly timer: NodeJS.Timeout | null = null;
+  private closed = false;
+  private reportedError = '';
+
+  private constructor(
+    readonly file: string,
+    private readonly db: Database.Database,
+    readonly origin: string,
+    private readonly signer: SignerKey,
+    private readonly opts: LedgerOptions,
+    readonly checkpointFile: string,
+  ) {
+    this.tree = new TreeStore(db);
+    this.blobs = new BlobStore(opts.blobDir ?? join(dirname(file), 'blobs'));
+    const head = db.prepare('SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1').raw(true);
+    const insert = db.prepare('INSERT INTO entries (seq, time, actor, sandbox_id, kind, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    const tx = db.transaction((items: PreparedAppend[]): LedgerEntry[] => {
+      // Read the head inside the write lock: another process may have appended since our last look.
+      const last = head.get() as [number, Buffer] | undefined;
+      let seq = last ? last[0] : 0;
+      let prevHash = last ? last[1].toString('hex') : GENESIS_HASH;
+      let prevBuf = last ? last[1] : Buffer.from(GENESIS_HASH, 'hex');
+      const time = new Date().toISOString();
+      const out: LedgerEntry[] = new Array<LedgerEntry>(items.length);
+      for (let i = 0; i < items.length; i++) {
+        const it = items[i]!;
+        seq += 1;
+        const hash = entryHash(entryCanonical({ seq, time, actor: it.actor, sandboxId: it.sandboxId, kind: it.kind, payloadJson: it.payloadJson, prevHash }));
+        const hashBuf = Buffer.from(hash, 'hex');
+        insert.run(seq, time, it.actor, it.sandboxId, it.kind, it.payloadJson, prevBuf, hashBuf);
+        out[i] = { seq, time, actor: it.actor, sandboxId: it.sandboxId, kind: it.kind, payload: JSON.parse(it.payloadJson) as unknown, prevHash, hash };
+        prevHash = hash;
+        prevBuf = hashBuf;
+      }
+      return out;
+    });
+    this.insertMany = (items) => tx.immediate(items);
+    this.committer = new GroupCommitter((items) => this.commit(items));
+    const every = opts.checkpointEveryMs ?? 60_000;
+    if (every > 0) {
+      this.timer = setInterval(() => this.scheduledCheckpoint(), every);
+      this.timer.unref();
+    }
+  }
+
+  /** Opens (creating on first run: file, schema, triggers, key) the ledger at `file`. */
+  static open(file: string, opts: LedgerOptions = {}): Ledger {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    const db = new Database(file, { timeout: opts.busyTimeoutMs ?? 15_000 });
+    try {
+      const origin = applySchema(db);
+      const format = readMeta(db, 'format');
+      if (format !== LEDGER_FORMAT) throw new WardenError('E_LEDGER', `${file} is a ${format ?? 'unknown'} ledger; this Warden reads ${LEDGER_FORMAT}`);
+      const signer = loadOrCreateSigner(opts.keyDir ?? defaultKeyDir());
+      return new Ledger(file, db, origin, signer, opts, opts.checkpointFile ?? checkpointFileFor(file));
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+  }
+
+  private live(): void {
+    if (this.closed) throw new WardenError('E_LEDGER', 'the ledger is closed');
+  }
+
+  private commit(items: PreparedAppend[]): LedgerEntry[] {
+    this.live();
+    const entries = this.insertMany(items);
+    for (const e of entries) {
+      for (const fn of this.listeners) {
+        try {
+          fn(e);
+        } catch {
+          // A broken subscriber must not undo or delay an append that is already durable.
+        }
+      }
+    }
+    return entries;
+  }
+
+  /** Appends one entry; durable (fsynced) when it returns. */
+  append(e: AppendInput): LedgerEntry {
+    return this.commit([prepareAppend(e)])[0]!;
+  }
+
+  /** Appends all or none, in one transaction. */
+  appendBatch(es: AppendInput[]): LedgerEntry[] {
+    if (es.length === 0) return [];
+    return this.commit(es.map(prepareAppend));
+  }
+
+  /** Group commit: resolves once this entry and the others queued with it are durable. */
+  enqueue(e: AppendInput): Promise<LedgerEntry> {
+    try {
+      this.live();
+      // Checked now, so one bad request is rejected alone instead of failing its whole batch.
+      return this.committer.enqueue(prepareAppend(e));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  storeBlob(bytes: Uint8Array): { digest: string; size: number } {
+    return this.blobs.put(bytes);
+  }
+
+  readBlob(digest: string): Buffer | null {
+    return this.blobs.get(digest);
+  }
+
+  entries(q: LedgerQuery = {}): LedgerEntry[] {
+    this.live();
+    const where: string[] = [];
+    const args: Array<string | number> = [];
+    const filter = (sql: string, value: string | number | undefined) => {
+      if (value === undefined) return;
+      where.push(sql);
+      args.push(value);
+    };
+    filter('seq >= ?', q.fromSeq);
+    filter('seq <= ?', q.toSeq);
+    filter('sandbox_id = ?', q.sandboxId);
+    filter('kind = ?', q.kind);
+    filter('actor = ?', q.actor);
+    const limit = Math.min(Math.max(1, Math.floor(q.limit ?? 1000)), 100_000);
+    const sql = `SELECT seq, time, actor, sandbox_id, kind, payload, prev_hash, hash FROM entries${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq LIMIT ${limit}`;
+    return (this.db.prepare(sql).raw(true).all(...args) as Row[]).map(toEntry);
+  }
+
+  head(): { size: number; hash: string } {
+    this.live();
+    const last = this.db.prepare('SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1').raw(true).get() as [number, Buffer] | undefined;
+    return last ? { size: last[0], hash: last[1].toString('hex') } : { size: 0, hash: GENESIS_HASH };
+  }
+
+  /** RFC 6962 root of the first `size` entries (default: all). */
+  root(size = this.head().size): string {
+    this.live();
+    this.checkSize(size);
+    return this.tree.root(size).toString('hex');
+  }
+
+  inclusionProof(seq: number, treeSize = this.head().size): InclusionProofResult {
+    this.live();
+    this.checkSize(treeSize);
+    if (!Number.isSafeInteger(seq) || seq < 1 || seq > treeSize) throw new WardenError('E_NOT_FOUND', `no entry ${seq} in a tree of ${treeSize}`);
+    const path = this.tree.inclusion(seq - 1, treeSize).map((h) => h.toString('hex'));
+    const leaf = this.db.prepare('SELECT hash FROM entries WHERE seq = ?').pluck().get(seq) as Buffer;
+    return { seq, treeSize, leafHash: leaf.toString('hex'), root: this.tree.root(treeSize).toString('hex'), path };
+  }
+
+  consistencyProof(fromSize: number, toSize = this.head().size): ConsistencyProofResult {
+    this.live();
+    this.checkSize(toSize);
+    if (!Number.isSafeInteger(fromSize) || fromSize < 0 || fromSize > toSize) throw new WardenError('E_BAD_INPUT', `no consistency proof from ${fromSize} to ${toSize}`);
+    const path = this.tree.consistency(fromSize, toSize).map((h) => h.toString('hex'));
+    return { fromSize, toSize, fromRoot: this.tree.root(fromSize).toString('hex'), toRoot: this.tree.root(toSize).toString('hex'), path };
+  }
+
+  private checkSize(size: number): void {
+    const max = this.head().size;
+    if (!Number.isSafeInteger(size) || size < 0 || size > max) throw new WardenError('E_BAD_INPUT', `tree size ${size} is outside 0..${max}`);
+  }
+
+  /** Signs a checkpoint of the whole ledger now and writes it to the checkpoint file too. */
+  checkpoint(reason: CheckpointReason = 'manual'): SignedCheckpoint {
+    this.live();
+    return signCheckpoint({ db: this.db, tree: this.tree, signer: this.signer, origin: this.origin, file: this.checkpointFile }, reason);
+  }
+
+  /** Past checkpoints, oldest first (the signed notes). */
+  checkpoints(limit = 1000): Array<{ size: number; time: string; reason: string; note: string }> {
+    this.live();
+    return (this.db.prepare('SELECT size, time, reason, note FROM checkpoints ORDER BY id DESC LIMIT ?').all(limit) as Array<{ size: number; time: string; reason: string; note: string }>).reverse();
+  }
+
+  get publicKey(): { vkey: string; keyName: string; keyId: string; spkiPem: string } {
+    return {
+      vkey: this.signer.vkey,
+      keyName: this.signer.name,
+      keyId: this.signer.keyId.toString('hex'),
+      spkiPem: this.signer.publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+    };
+  }
+
+  private scheduledCheckpoint(): void {
+    if (this.closed) return;
+    try {
+      if (this.head().size !== (latestCheckpointSize(this.db) ?? -1)) this.checkpoint('schedule');
+    } catch (err) {
+      this.reportCheckpointError(err);
+    }
+  }
+
+  private reportCheckpointError(err: unknown): void {
+    if (this.opts.onCheckpointError) return this.opts.onCheckpointError(err);
+    const message = err instanceof Error ? err.message : String(err);
+    if (message === this.reportedError) return;
+    this.reportedError = message;
+    process.stderr.write(`warden: ledger checkpoint failed: ${message}\n`);
+  }
+
+  /** Full verification: every hash, the chain, seq continuity, the Merkle root against every signed checkpoint. */
+  verify(opts: VerifyOptions = {}): VerifyResult {
+    this.live();
+    return verifyLedger({ db: this.db, file: this.file, origin: this.origin, verifier: this.signer, checkpointFile: this.checkpointFile }, opts);
+  }
+
+  /** Appends made by this process, as they commit (for the live UI). Returns the unsubscribe. */
+  subscribe(fn: (e: LedgerEntry) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    if (this.timer) clearInterval(this.timer);
+    this.committer.flush();
+    if (this.opts.checkpointOnClose ?? true) {
+      try {
+        const size = this.head().size;
+        if (size > 0 && size !== latestCheckpointSize(this.db)) this.checkpoint('close');
+      } catch (err) {
+        this.reportCheckpointError(err);
+      }
+    }
+    this.closed = true;
+    this.listeners.clear();
+    this.db.close();
+  }
+}
