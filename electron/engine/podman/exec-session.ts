@@ -6,6 +6,7 @@ import { WardenError } from '../../../shared/errors.js';
 import type { ExecRequest, ExecResult } from '../../../shared/types/exec.js';
 import type { PodmanConnection } from './connection.js';
 import { OutputSink, type ChunkHandler } from './output-sink.js';
+import { FrameDemuxer } from './frame-demuxer.js';
 
 export const TIMEOUT_EXIT_CODE = 124;
 const EXEC_MARKER = 'WARDEN_EXEC_ID';
@@ -46,9 +47,14 @@ async function newOomKill(conn: PodmanConnection, containerId: string): Promise<
   );
   const stream = await conn.call('exec', () => reader.start({ hijack: false, stdin: false }));
   const chunks: Buffer[] = [];
-  const sink = new OutputSink(1024, (c) => chunks.push(c));
-  conn.docker.modem.demuxStream(stream, sink, new OutputSink(0, undefined));
-  await new Promise<void>((resolve) => stream.on('end', resolve).on('close', resolve).on('error', () => resolve()));
+  const demuxer = new FrameDemuxer((c) => chunks.push(Buffer.from(c)), () => undefined);
+  await new Promise<void>((resolve) =>
+    stream
+      .on('data', (c: Buffer) => demuxer.push(c))
+      .on('end', resolve)
+      .on('close', resolve)
+      .on('error', () => resolve()),
+  );
   const count = Number(Buffer.concat(chunks).toString().trim()) || 0;
   const seen = oomSeen.get(containerId) ?? 0;
   oomSeen.set(containerId, count);
@@ -113,17 +119,26 @@ export async function runExec(conn: PodmanConnection, containerId: string, req: 
       ...(req.user ? { User: req.user } : {}),
     }),
   );
-  const stream = (await conn.call('exec', () => exec.start({ hijack: hasStdin, stdin: hasStdin }))) as Duplex;
+  // Hijacked (a raw socket instead of a chunked HTTP body): faster, and the same path with or without stdin.
+  const stream = (await conn.call('exec', () => exec.start({ hijack: true, stdin: hasStdin }))) as Duplex;
 
   const limit = req.outputLimitBytes ?? Number.MAX_SAFE_INTEGER;
   const stdout = new OutputSink(limit, handlers.onStdout);
   const stderr = new OutputSink(limit, handlers.onStderr);
-  conn.docker.modem.demuxStream(stream, stdout, stderr);
+  const demuxer = new FrameDemuxer(stdout.accept, stderr.accept);
 
   let timedOut = false;
   let timer: NodeJS.Timeout | null = null;
   let forceClose: NodeJS.Timeout | null = null;
   const ended = new Promise<void>((resolve, reject) => {
+    stream.on('data', (chunk: Buffer) => {
+      try {
+        demuxer.push(chunk);
+      } catch (err) {
+        stream.destroy();
+        reject(err);
+      }
+    });
     stream.once('end', resolve);
     stream.once('close', resolve);
     stream.once('error', (err) => reject(err));
@@ -147,6 +162,7 @@ export async function runExec(conn: PodmanConnection, containerId: string, req: 
   try {
     await ended;
   } catch (err) {
+    if (err instanceof WardenError) throw err;
     conn.markUnreachable();
     throw new WardenError('E_ENGINE_UNREACHABLE', `the engine connection broke while the command ran: ${(err as Error).message}`, 'check that Podman is running; Warden reconnects by itself');
   } finally {

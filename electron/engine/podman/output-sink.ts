@@ -1,9 +1,8 @@
 // One stream (stdout or stderr) of an exec: counts every byte, forwards at most `limit` of them.
-import { Writable } from 'node:stream';
 
 export type ChunkHandler = (chunk: Buffer) => void;
 
-export class OutputSink extends Writable {
+export class OutputSink {
   total = 0;
   kept = 0;
   truncated = false;
@@ -11,11 +10,10 @@ export class OutputSink extends Writable {
   constructor(
     private readonly limit: number,
     private readonly onChunk: ChunkHandler | undefined,
-  ) {
-    super({ decodeStrings: true });
-  }
+  ) {}
 
-  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+  /** Bound, so it can be handed to the demuxer as is. */
+  readonly accept = (chunk: Buffer): void => {
     this.total += chunk.length;
     const room = this.limit - this.kept;
     if (room <= 0) {
@@ -28,6 +26,5 @@ export class OutputSink extends Writable {
       this.kept += chunk.length;
       this.onChunk?.(chunk);
     }
-    callback();
-  }
+  };
 }

@@ -46,6 +46,16 @@ export class Sandboxes {
     return status;
   }
 
+  private imageMissing(image: string): WardenError {
+    return new WardenError(
+      'E_IMAGE_MISSING',
+      `image ${image} is not present in the local Podman store`,
+      image === this.options.defaultImage
+        ? 'build it offline with `npm run setup` (resources/image/build.sh)'
+        : `pull or build it first (\`podman pull ${image}\`), or leave --image out to use ${this.options.defaultImage}`,
+    );
+  }
+
   private chooseRuntime(requested: RuntimeName | undefined): RuntimeName {
     if (requested) {
       const check = this.conn.runtimes.find((r) => r.name === requested);
@@ -80,15 +90,6 @@ export class Sandboxes {
   async create(spec: SandboxSpec, opts: { start?: boolean } = {}): Promise<SandboxInfo> {
     this.validateSpec(spec);
     const image = spec.image ?? this.options.defaultImage;
-    if (!(await this.imageExists(image))) {
-      throw new WardenError(
-        'E_IMAGE_MISSING',
-        `image ${image} is not present in the local Podman store`,
-        image === this.options.defaultImage
-          ? 'build it offline with `npm run setup` (resources/image/build.sh)'
-          : `pull or build it first (\`podman pull ${image}\`), or leave --image out to use ${this.options.defaultImage}`,
-      );
-    }
     const runtime = this.chooseRuntime(spec.runtime);
     const name = spec.name ?? `sbx-${randomBytes(3).toString('hex')}`;
     const ctx = {
@@ -101,16 +102,23 @@ export class Sandboxes {
     };
     const resolved = resolveSandbox(spec, ctx);
     const creator = await this.options.router.connectionFor(runtime);
-    const created = await creator.libpod<{ Id: string }>('POST', '/containers/create', buildSpecGenerator(spec, resolved, ctx), `sandbox ${name}`);
+    // No separate image check: the create call says so itself, and a round trip is saved.
+    const created = await creator
+      .libpod<{ Id: string }>('POST', '/containers/create', buildSpecGenerator(spec, resolved, ctx), `sandbox ${name}`)
+      .catch((err: unknown) => {
+        throw /image not known|no such image/i.test((err as Error).message) ? this.imageMissing(image) : err;
+      });
     try {
+      if (opts.start !== false) {
+        await this.conn.libpod('POST', `/containers/${created.Id}/start`, undefined, `sandbox ${name}`, [204, 304]);
+      }
       const info = await this.inspectId(created.Id);
       // libpod falls back to its default runtime for a name it does not know: refuse that.
+      // (Checked after start to save a round trip; nothing but the keep-alive has run by then.)
       if (info.runtime !== runtime) {
         throw new WardenError('E_RUNTIME_UNAVAILABLE', `asked for the ${runtime} runtime but Podman used ${info.runtime}`, RUNTIME_INSTALL_HINTS[runtime]);
       }
-      if (opts.start === false) return info;
-      await this.conn.libpod('POST', `/containers/${created.Id}/start`, undefined, `sandbox ${name}`, [204, 304]);
-      return await this.inspectId(created.Id);
+      return info;
     } catch (err) {
       await this.removeId(created.Id).catch(() => undefined);
       throw err;
