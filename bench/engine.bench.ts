@@ -88,11 +88,10 @@ async function main(): Promise<void> {
   // 3. Exec stdout throughput.
   const cmd = ['head', '-c', `${THROUGHPUT_MB}M`, '/dev/zero'];
   let bytes = 0;
-  let started = performance.now();
+  const started = performance.now();
   await runExec(engine.connection, sb.id, { cmd }, { onStdout: (c) => (bytes += c.length) });
   const oursMs = performance.now() - started;
   if (bytes !== THROUGHPUT_MB * 1024 * 1024) throw new Error(`throughput run lost bytes: ${bytes}`);
-  started = performance.now();
   const baseMs = await timeCliToDevNull(['exec', sb.name, ...cmd]);
   const mbps = { ours: THROUGHPUT_MB / (oursMs / 1000), base: THROUGHPUT_MB / (baseMs / 1000) };
   console.log(`throughput: ours ${fmt(mbps.ours)} MB/s, podman exec ${fmt(mbps.base)} MB/s`);

@@ -16,6 +16,7 @@ const ctx: BuildContext = {
 function build(input: Record<string, unknown>, over: Partial<BuildContext> = {}) {
   const spec = SandboxSpecSchema.parse(input);
   const c = { ...ctx, ...over };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a loose JSON shape read field by field
   return buildSpecGenerator(spec, resolveSandbox(spec, c), c) as Record<string, any>;
 }
 
