@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
+import { openAuditLedger } from '../engine/open-ledger.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin', 'warden.mjs');
@@ -87,6 +88,20 @@ describe('warden CLI', () => {
     expect(rm.status).toBe(0);
     expect(JSON.parse(rm.stdout).removed.name).toBe(name);
     expect(JSON.parse(warden(['sandbox', 'ls', '--json']).stdout).map((s: { name: string }) => s.name)).not.toContain(name);
+
+    // Every step is in the one ledger, in order, and the chain verifies.
+    const ledger = openAuditLedger(home);
+    try {
+      const id = JSON.parse(created.stdout).id as string;
+      const kinds = ledger.entries({ sandboxId: id }).map((e) => e.kind);
+      expect(kinds).toEqual(['sandbox.created', 'exec.started', 'exec.finished', 'exec.started', 'exec.finished', 'sandbox.stopped', 'sandbox.started', 'sandbox.destroyed']);
+      const finished = ledger.entries({ sandboxId: id, kind: 'exec.finished' })[0]!.payload as Record<string, unknown>;
+      expect(finished).toMatchObject({ argv: ['sh', '-c', expect.any(String)], exitCode: 7, stdoutBytes: 4, stderrBytes: 4, stdoutPreview: 'out\n', stderrPreview: 'err\n' });
+      expect(finished.stdoutDigest).toMatch(/^[0-9a-f]{64}$/);
+      expect(ledger.verify().ok).toBe(true);
+    } finally {
+      ledger.close();
+    }
   });
 
   it('exits 124 on timeout and kills what the command started', () => {
