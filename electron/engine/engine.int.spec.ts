@@ -1,0 +1,71 @@
+// The engine behind every door: each action is recorded in the ledger; TTLs expire sandboxes.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestEngine, type TestEngine } from '../test-support/podman-fixture.js';
+import { WardenEngine } from './engine.js';
+import { openAuditLedger } from './open-ledger.js';
+import type { Ledger } from './ledger/index.js';
+import { TEST_LABEL_KEY } from '../test-support/test-label.js';
+import { parseRequest } from '../../shared/contracts/validate.js';
+import type { EngineEvent } from '../../shared/types/engine.js';
+
+let t: TestEngine;
+let ledger: Ledger;
+let engine: WardenEngine;
+beforeAll(async () => {
+  t = await openTestEngine();
+  ledger = openAuditLedger(t.home);
+  engine = new WardenEngine(t.engine, ledger, { actor: 'tester' });
+});
+afterAll(async () => {
+  await t?.cleanup();
+  engine?.close();
+  ledger?.close();
+});
+
+const spec = (extra: Record<string, unknown> = {}) => parseRequest('sandbox.create', { labels: { [TEST_LABEL_KEY]: t.runId }, ...extra });
+
+describe('WardenEngine', () => {
+  it('records create, exec and destroy with digests and previews, and the chain verifies', async () => {
+    const sb = await engine['sandbox.create'](spec({ memory: '128m' }));
+    const r = await engine['exec.run'](parseRequest('exec.run', { ref: sb.name, request: { cmd: 'printf hello; printf oops >&2; exit 2' } }));
+    expect(r).toMatchObject({ exitCode: 2, stdoutBase64: Buffer.from('hello').toString('base64'), stderrBase64: Buffer.from('oops').toString('base64') });
+    await engine['sandbox.destroy']({ ref: sb.name });
+    const entries = ledger.entries({ sandboxId: sb.id });
+    expect(entries.map((e) => [e.kind, e.actor])).toEqual([
+      ['sandbox.created', 'tester'],
+      ['exec.started', 'tester'],
+      ['exec.finished', 'tester'],
+      ['sandbox.destroyed', 'tester'],
+    ]);
+    expect(entries[0]!.payload).toMatchObject({ name: sb.name, runtime: sb.runtime, limits: { memoryBytes: 128 * 1024 ** 2 } });
+    expect(entries[2]!.payload).toMatchObject({ exitCode: 2, stdoutPreview: 'hello', stderrPreview: 'oops', stdoutDigest: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824' });
+    expect(ledger.verify().ok).toBe(true);
+  });
+
+  it('destroys a sandbox once its TTL has passed, and records why', async () => {
+    const sb = await engine['sandbox.create'](spec({ ttlSeconds: 1 }));
+    expect(sb.expiresAt).not.toBeNull();
+    expect(await engine.reapExpired(new Date(Date.now() - 5000))).toEqual([]);
+    expect(await engine.reapExpired(new Date(Date.parse(sb.expiresAt!) + 1))).toEqual([sb.name]);
+    await expect(engine['sandbox.inspect']({ ref: sb.name })).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
+    expect(ledger.entries({ sandboxId: sb.id, kind: 'sandbox.expired' })).toHaveLength(1);
+  });
+
+  it('pushes engine events to subscribers, including lifecycle changes', async () => {
+    const seen: EngineEvent[] = [];
+    const stop = engine.events.on('sandbox.event', (e) => seen.push(e));
+    await engine.watch(60_000);
+    try {
+      const sb = await engine['sandbox.create'](spec());
+      await engine['sandbox.pause']({ ref: sb.name });
+      await engine['sandbox.resume']({ ref: sb.name });
+      await engine['sandbox.destroy']({ ref: sb.name });
+      const deadline = Date.now() + 10_000;
+      while (!seen.some((e) => e.sandboxId === sb.id && e.kind === 'remove') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const kinds = seen.filter((e) => e.sandboxId === sb.id).map((e) => e.kind);
+      expect(kinds).toEqual(expect.arrayContaining(['create', 'start', 'pause', 'unpause', 'remove']));
+    } finally {
+      stop();
+    }
+  });
+});
