@@ -1,0 +1,37 @@
+// The engine records every action through one audit sink. When an agent's call is running, the
+// entries it causes carry the agent as actor, and their ledger seqs are handed to the tool call.
+// AsyncLocalStorage carries who is acting through the engine without changing its signatures.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { AuditRecord, AuditSink } from '../audit-sink.js';
+
+export interface AuditContext {
+  actor: string;
+  /** Called with each entry's seq once the ledger reports it. */
+  onSeq?: (seq: number) => void;
+}
+
+function seqOf(value: unknown): number | undefined {
+  if (value && typeof value === 'object' && 'seq' in value && typeof (value as { seq: unknown }).seq === 'number') return (value as { seq: number }).seq;
+  return undefined;
+}
+
+export class ContextAuditSink implements AuditSink {
+  private readonly als = new AsyncLocalStorage<AuditContext>();
+
+  constructor(private readonly inner: AuditSink) {}
+
+  run<T>(ctx: AuditContext, body: () => T): T {
+    return this.als.run(ctx, body);
+  }
+
+  append(record: AuditRecord): unknown {
+    const ctx = this.als.getStore();
+    const result = this.inner.append(ctx ? { ...record, actor: ctx.actor } : record);
+    if (ctx?.onSeq) {
+      const seq = seqOf(result);
+      if (seq !== undefined) ctx.onSeq(seq);
+      else if (result instanceof Promise) result.then((r) => (seqOf(r) !== undefined ? ctx.onSeq!(seqOf(r)!) : undefined), () => undefined);
+    }
+    return result;
+  }
+}
