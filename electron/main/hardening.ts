@@ -1,0 +1,32 @@
+// App-wide rules for every web contents, set once before any window exists: no navigation, no new
+// windows, no webviews, no permissions. The renderer displays untrusted text, so it gets nothing.
+import { app, session, shell, type WebContents } from 'electron';
+
+export function hardenApp(isAllowedUrl: (url: string) => boolean): void {
+  // Every renderer is sandboxed, whatever a window's options say.
+  app.enableSandbox();
+  app.on('web-contents-created', (_event, contents: WebContents) => {
+    contents.on('will-navigate', (event, url) => {
+      if (!isAllowedUrl(url)) event.preventDefault();
+    });
+    contents.on('will-redirect', (event, url) => {
+      if (!isAllowedUrl(url)) event.preventDefault();
+    });
+    contents.on('will-attach-webview', (event) => event.preventDefault());
+    contents.setWindowOpenHandler(({ url }) => {
+      // Links a person clicked (never ones a sandbox's output opened without a gesture) go to the
+      // system browser, and only http(s).
+      if (/^https?:\/\//i.test(url)) void shell.openExternal(url);
+      return { action: 'deny' };
+    });
+  });
+}
+
+/** Called once the app is ready: the default session answers every permission question with no. */
+export function denyPermissions(): void {
+  const ses = session.defaultSession;
+  ses.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
+  ses.setPermissionCheckHandler(() => false);
+  ses.setDevicePermissionHandler(() => false);
+  ses.on('will-download', (event) => event.preventDefault());
+}

@@ -1,0 +1,161 @@
+// One UI connection (an Electron window or a browser socket) speaking the shared contract: every
+// call validated against the shared zod schemas, answered as an envelope; engine events, stats and
+// terminal output pushed back. The same class serves IPC and the web shell, so both doors agree.
+import { randomBytes } from 'node:crypto';
+import { WardenError, toErrorInfo, type Envelope } from '../../../shared/errors.js';
+import type { EventMap, EventMessage, EventName } from '../../../shared/contracts/events.js';
+import {
+  isMethodName,
+  isUiMethodName,
+  UiMethodSchemas,
+  type SessionMethodName,
+  type UiMethodName,
+  type UiMethodParams,
+} from '../../../shared/contracts/methods.js';
+import type { TerminalSession } from '../../engine/podman/terminal-session.js';
+import type { StatsSample } from '../../../shared/types/stats.js';
+import type { EngineSource } from './engine-source.js';
+import type { StatsHub } from './stats-hub.js';
+import { OutputBatcher } from './output-batcher.js';
+
+const MAX_TERMINALS = 16;
+/** Events every UI follows; stats and terminal output are per connection. */
+const FORWARDED: EventName[] = ['engine.status', 'sandbox.event', 'sandbox.resync'];
+
+export type EventSender = (message: EventMessage) => void;
+
+interface OpenTerminal {
+  session: TerminalSession;
+  batcher: OutputBatcher;
+}
+
+/** Parses a request for any UI method; bad input names the field, like the API does. */
+export function parseUiRequest(method: unknown, params: unknown): { method: UiMethodName; params: unknown } {
+  if (typeof method !== 'string' || !isUiMethodName(method)) throw new WardenError('E_BAD_INPUT', `unknown method ${String(method).slice(0, 64)}`);
+  const result = UiMethodSchemas[method].safeParse(params ?? {});
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const where = issue.path.length ? `${issue.path.join('.')}: ` : '';
+    throw new WardenError('E_BAD_INPUT', `${method}: ${where}${issue.message}`);
+  }
+  return { method, params: result.data };
+}
+
+export class UiSession {
+  private readonly terminals = new Map<string, OpenTerminal>();
+  private readonly watched = new Set<string>();
+  private readonly offs: Array<() => void> = [];
+  private readonly statsSink = (sample: StatsSample) => this.send({ event: 'stats.sample', payload: sample });
+  private closed = false;
+
+  constructor(
+    private readonly source: EngineSource,
+    private readonly hub: StatsHub,
+    private readonly sendEvent: EventSender,
+  ) {
+    for (const event of FORWARDED) {
+      this.offs.push(source.on(event, (payload: EventMap[typeof event]) => this.send({ event, payload } as EventMessage)));
+    }
+  }
+
+  private send(message: EventMessage): void {
+    if (!this.closed) this.sendEvent(message);
+  }
+
+  /** Validates and runs one call; never throws: failures come back as the envelope's error. */
+  async invoke(method: unknown, params: unknown): Promise<Envelope<unknown>> {
+    try {
+      const request = parseUiRequest(method, params);
+      return { result: (await this.dispatch(request.method, request.params)) ?? null };
+    } catch (err) {
+      return { error: toErrorInfo(err) };
+    }
+  }
+
+  private async dispatch(method: UiMethodName, params: unknown): Promise<unknown> {
+    if (isMethodName(method)) {
+      const engine = this.source.current();
+      const handler = engine[method] as (p: unknown) => Promise<unknown>;
+      return handler.call(engine, params);
+    }
+    return this.session(method, params);
+  }
+
+  private async session(method: SessionMethodName, raw: unknown): Promise<unknown> {
+    switch (method) {
+      case 'terminal.open':
+        return this.openTerminal(raw as UiMethodParams<'terminal.open'>);
+      case 'terminal.input': {
+        const p = raw as UiMethodParams<'terminal.input'>;
+        this.terminal(p.id).session.write(p.data);
+        return null;
+      }
+      case 'terminal.resize': {
+        const p = raw as UiMethodParams<'terminal.resize'>;
+        await this.terminal(p.id).session.resize(p.size);
+        return null;
+      }
+      case 'terminal.close': {
+        const p = raw as UiMethodParams<'terminal.close'>;
+        this.closeTerminal(p.id);
+        return null;
+      }
+      case 'stats.watch':
+        return this.watchStats((raw as UiMethodParams<'stats.watch'>).ids);
+    }
+  }
+
+  private terminal(id: string): OpenTerminal {
+    const t = this.terminals.get(id);
+    if (!t) throw new WardenError('E_NOT_FOUND', `no open terminal ${id}`, 'open a new terminal');
+    return t;
+  }
+
+  private async openTerminal(p: UiMethodParams<'terminal.open'>): Promise<{ id: string; sandboxId: string }> {
+    if (this.terminals.size >= MAX_TERMINALS) throw new WardenError('E_CONFLICT', `at most ${MAX_TERMINALS} terminals per window`, 'close a terminal first');
+    const engine = this.source.current();
+    const sandbox = await engine['sandbox.inspect']({ ref: p.ref });
+    if (sandbox.state !== 'running') throw new WardenError('E_CONFLICT', `sandbox ${sandbox.name} is ${sandbox.state}`, 'start it to open a terminal');
+    const session = await engine.openTerminal(sandbox.id, { size: p.size });
+    const id = randomBytes(8).toString('hex');
+    if (this.closed) {
+      session.close();
+      throw new WardenError('E_CONFLICT', 'the window closed');
+    }
+    const batcher = new OutputBatcher((data) => this.send({ event: 'terminal.data', payload: { id, data } }));
+    session.onData((chunk) => batcher.push(chunk));
+    this.terminals.set(id, { session, batcher });
+    void session.exited.then((code) => {
+      batcher.end();
+      if (this.terminals.delete(id)) this.send({ event: 'terminal.exit', payload: { id, code } });
+    });
+    return { id, sandboxId: sandbox.id };
+  }
+
+  private closeTerminal(id: string): void {
+    const t = this.terminals.get(id);
+    if (!t) return;
+    this.terminals.delete(id);
+    t.batcher.flush();
+    t.session.close();
+  }
+
+  private watchStats(ids: string[]): { watching: number } {
+    const next = new Set(ids);
+    for (const id of this.watched) if (!next.has(id)) this.hub.unwatch(id, this.statsSink);
+    for (const id of next) if (!this.watched.has(id)) this.hub.watch(id, this.statsSink);
+    this.watched.clear();
+    for (const id of next) this.watched.add(id);
+    return { watching: next.size };
+  }
+
+  /** Closes every stream this connection holds. */
+  dispose(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const off of this.offs) off();
+    for (const id of [...this.terminals.keys()]) this.closeTerminal(id);
+    for (const id of this.watched) this.hub.unwatch(id, this.statsSink);
+    this.watched.clear();
+  }
+}

@@ -1,0 +1,133 @@
+// The web shell's side of the contract: one WebSocket to the same origin that served the page,
+// authenticated by a session cookie obtained once from a login code (never kept in the URL).
+// Reconnects with backoff; the app takes a fresh snapshot on every (re)connect.
+import type { EventMessage } from '../../../shared/contracts/events.js';
+import type { Envelope, ErrorInfo } from '../../../shared/errors.js';
+import type { LinkState, WardenBridge } from './bridge.js';
+
+/** Close code the server uses when the session cookie is missing or expired. */
+export const WS_UNAUTHORIZED = 4401;
+export const WS_PATH = '/ui/ws';
+export const LOGIN_PATH = '/ui/login';
+
+type ServerMessage = { t: 'result'; id: number; envelope: Envelope<unknown> } | { t: 'event'; message: EventMessage };
+
+const lost: ErrorInfo = { code: 'E_ENGINE_UNREACHABLE', message: 'the connection to Warden was lost', hint: 'it reconnects by itself; try again in a moment' };
+
+/** Exchanges a login code (or the UI token) for a session cookie. */
+export async function login(code: string): Promise<ErrorInfo | null> {
+  const res = await fetch(LOGIN_PATH, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ code }),
+    credentials: 'same-origin',
+  });
+  if (res.ok) return null;
+  try {
+    const body = (await res.json()) as { error?: ErrorInfo };
+    return body.error ?? { code: 'E_UNAUTHORIZED', message: `login failed (${res.status})` };
+  } catch {
+    return { code: 'E_UNAUTHORIZED', message: `login failed (${res.status})` };
+  }
+}
+
+/** Takes a one-time login code out of the address (#login=…) before anything else can read it. */
+export function takeLoginCode(): string | null {
+  const match = /(?:^#|&)login=([A-Za-z0-9_-]{16,128})/.exec(location.hash);
+  if (!match) return null;
+  history.replaceState(null, '', location.pathname + location.search);
+  return match[1]!;
+}
+
+export class WebBridge implements WardenBridge {
+  readonly kind = 'web' as const;
+  private socket: WebSocket | null = null;
+  private state: LinkState = 'connecting';
+  private nextId = 1;
+  private readonly pending = new Map<number, (envelope: Envelope<unknown>) => void>();
+  private readonly eventListeners = new Set<(message: EventMessage) => void>();
+  private readonly linkListeners = new Set<(state: LinkState) => void>();
+  private retryMs = 250;
+  private retryTimer: number | null = null;
+  private wantReady = false;
+
+  /** Opens the socket unless one is open or opening. */
+  connect(): void {
+    if (this.socket && this.socket.readyState <= WebSocket.OPEN) return;
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.setState('connecting');
+    const url = new URL(WS_PATH, location.href);
+    url.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    const socket = new WebSocket(url);
+    this.socket = socket;
+    socket.onopen = () => {
+      this.retryMs = 250;
+      this.setState('open');
+      if (this.wantReady) socket.send(JSON.stringify({ t: 'ready' }));
+    };
+    socket.onmessage = (ev) => {
+      if (typeof ev.data === 'string') this.receive(ev.data);
+    };
+    socket.onclose = (ev) => {
+      if (this.socket !== socket) return;
+      this.socket = null;
+      for (const resolve of this.pending.values()) resolve({ error: lost });
+      this.pending.clear();
+      if (ev.code === WS_UNAUTHORIZED) {
+        this.setState('unauthorized');
+        return;
+      }
+      this.setState('closed');
+      this.retryTimer = window.setTimeout(() => this.connect(), this.retryMs);
+      this.retryMs = Math.min(5000, this.retryMs * 2);
+    };
+  }
+
+  private receive(text: string): void {
+    let msg: ServerMessage;
+    try {
+      msg = JSON.parse(text) as ServerMessage;
+    } catch {
+      return;
+    }
+    if (msg.t === 'result') {
+      const resolve = this.pending.get(msg.id);
+      this.pending.delete(msg.id);
+      resolve?.(msg.envelope);
+    } else if (msg.t === 'event') {
+      for (const fn of this.eventListeners) fn(msg.message);
+    }
+  }
+
+  private setState(state: LinkState): void {
+    this.state = state;
+    for (const fn of this.linkListeners) fn(state);
+  }
+
+  invoke: WardenBridge['invoke'] = (method, params) => {
+    const socket = this.socket;
+    if (!socket || socket.readyState !== WebSocket.OPEN) return Promise.resolve({ error: lost });
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve as (envelope: Envelope<unknown>) => void);
+      socket.send(JSON.stringify({ t: 'call', id, method, params }));
+    });
+  };
+
+  subscribe(fn: (message: EventMessage) => void): () => void {
+    this.eventListeners.add(fn);
+    return () => void this.eventListeners.delete(fn);
+  }
+
+  onLink(fn: (state: LinkState) => void): () => void {
+    this.linkListeners.add(fn);
+    fn(this.state);
+    return () => void this.linkListeners.delete(fn);
+  }
+
+  ready(): void {
+    this.wantReady = true;
+    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify({ t: 'ready' }));
+  }
+}

@@ -1,0 +1,76 @@
+// One sandbox: what it is, its resources live, and a shell in it.
+import type { SandboxInfo } from '../../../../shared/types/sandbox.js';
+import { formatBytes } from '../../lib/format.js';
+import { useStore } from '../../store/index.js';
+import { ResourceGraphs } from '../graphs/ResourceGraphs.js';
+import { SandboxActions } from '../sandboxes/SandboxActions.js';
+import { StateBadge } from '../sandboxes/StateBadge.js';
+import { Uptime } from '../sandboxes/Uptime.js';
+import { TerminalView } from '../terminal/TerminalView.js';
+
+function Facts({ sandbox }: { sandbox: SandboxInfo }) {
+  const l = sandbox.limits;
+  const facts: Array<[string, React.ReactNode]> = [
+    ['Image', sandbox.image],
+    ['Runtime', sandbox.runtime],
+    ['Network', sandbox.network],
+    ['Limits', `${formatBytes(l.memoryBytes)} · ${l.cpus} CPU · ${l.pids} pids`],
+    ['Root', l.readOnlyRoot ? `read-only, /tmp ${l.tmpSizeBytes ? formatBytes(l.tmpSizeBytes) : ''}` : 'writable'],
+    ['Workspace', sandbox.workspace ?? 'none'],
+    ['Uptime', sandbox.state === 'running' ? <Uptime since={sandbox.startedAt} /> : '–'],
+    ['Expires', sandbox.expiresAt ? new Date(sandbox.expiresAt).toLocaleString() : 'never'],
+  ];
+  return (
+    <dl className="facts" data-testid="sandbox-facts">
+      {facts.map(([k, v]) => (
+        <div key={k}>
+          <dt>{k}</dt>
+          <dd className="mono">{v}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+export function SandboxDetail({ id }: { id: string }) {
+  const sandbox = useStore((s) => s.sandboxes[id]);
+  const loaded = useStore((s) => s.sandboxesLoaded);
+  const busy = useStore((s) => s.busy[id]);
+  const navigate = useStore((s) => s.navigate);
+  if (!sandbox) {
+    return (
+      <section className="view">
+        <div className="empty" data-testid="sandbox-gone">
+          <p>{loaded ? 'This sandbox is gone.' : 'loading…'}</p>
+          <button type="button" className="btn" onClick={() => navigate({ name: 'sandboxes' })}>
+            Back to sandboxes
+          </button>
+        </div>
+      </section>
+    );
+  }
+  const running = sandbox.state === 'running';
+  return (
+    <section className="view detail" aria-labelledby="detail-title" data-testid="sandbox-detail">
+      <header className="view-head">
+        <button type="button" className="btn ghost" onClick={() => navigate({ name: 'sandboxes' })} aria-label="Back to sandboxes">
+          ←
+        </button>
+        <h1 id="detail-title">{sandbox.name}</h1>
+        <StateBadge state={sandbox.state} busy={busy} />
+        <span className="muted mono">{sandbox.id.slice(0, 12)}</span>
+        <span className="grow" />
+        <SandboxActions sandbox={sandbox} />
+      </header>
+      <Facts sandbox={sandbox} />
+      <ResourceGraphs sandboxId={sandbox.id} />
+      {running ? (
+        <TerminalView key={sandbox.startedAt ?? ''} sandboxId={sandbox.id} />
+      ) : (
+        <div className="terminal-pane empty" data-testid="terminal-off">
+          <p>The sandbox is {sandbox.state}: start it to open a shell.</p>
+        </div>
+      )}
+    </section>
+  );
+}

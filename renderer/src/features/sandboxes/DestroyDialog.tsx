@@ -1,0 +1,48 @@
+// Destroying is final: the dialog names the sandbox and what goes with it.
+import { useState } from 'react';
+import { useServices } from '../../services.js';
+import { useStore } from '../../store/index.js';
+import { Modal } from '../shell/Modal.js';
+import { runLifecycle } from './actions.js';
+
+export function DestroyDialog({ id }: { id: string }) {
+  const services = useServices();
+  const sandbox = useStore((s) => s.sandboxes[id]);
+  const [busy, setBusy] = useState(false);
+  const close = () => useStore.getState().openDialog(null);
+  if (!sandbox) return null;
+  const confirm = async () => {
+    setBusy(true);
+    const ok = await runLifecycle(services, sandbox, 'destroy');
+    setBusy(false);
+    if (ok) {
+      close();
+      const view = useStore.getState().view;
+      if (view.name === 'sandbox' && view.id === id) useStore.getState().navigate({ name: 'sandboxes' });
+    }
+  };
+  return (
+    <Modal title={`Destroy ${sandbox.name}?`} onClose={close} testId="destroy-dialog">
+      <p>This removes the sandbox for good. What will be lost:</p>
+      <ul className="loss">
+        <li>{sandbox.state === 'running' ? 'every process running in it, without a chance to finish' : 'the stopped container'}</li>
+        <li>its filesystem: anything written outside the workspace, including /tmp</li>
+        <li>open terminals and the runs of agents working in it</li>
+      </ul>
+      {sandbox.workspace ? (
+        <p className="muted">
+          The workspace folder <code>{sandbox.workspace}</code> stays on the host.
+        </p>
+      ) : null}
+      <p className="muted">The audit ledger keeps its record of everything it did.</p>
+      <div className="modal-actions">
+        <button type="button" className="btn" onClick={close}>
+          Keep it
+        </button>
+        <button type="button" className="btn danger" disabled={busy} onClick={() => void confirm()} data-testid="confirm-destroy">
+          {busy ? 'Destroying…' : `Destroy ${sandbox.name}`}
+        </button>
+      </div>
+    </Modal>
+  );
+}

@@ -1,0 +1,104 @@
+// The live list of sandboxes: every change (also ones made with the podman CLI) arrives as an
+// event and lands in the store; rows re-render only when their own sandbox changes.
+import { memo } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import type { SandboxInfo } from '../../../../shared/types/sandbox.js';
+import { formatBytes, formatPercent } from '../../lib/format.js';
+import { useStore } from '../../store/index.js';
+import { SandboxActions } from './SandboxActions.js';
+import { Sparkline } from './Sparkline.js';
+import { StateBadge } from './StateBadge.js';
+import { Uptime } from './Uptime.js';
+
+const SandboxRow = memo(function SandboxRow({ sandbox }: { sandbox: SandboxInfo }) {
+  const busy = useStore((s) => s.busy[sandbox.id]);
+  const navigate = useStore((s) => s.navigate);
+  const running = sandbox.state === 'running';
+  const open = () => navigate({ name: 'sandbox', id: sandbox.id });
+  return (
+    <tr
+      className="row"
+      data-testid="sandbox-row"
+      data-name={sandbox.name}
+      data-state={sandbox.state}
+      tabIndex={0}
+      onClick={open}
+      onKeyDown={(e) => {
+        if (e.key === 'Enter') open();
+      }}
+    >
+      <td className="name">
+        <span className="name-text">{sandbox.name}</span>
+        <span className="sub mono">{sandbox.id.slice(0, 12)}</span>
+      </td>
+      <td>
+        <StateBadge state={sandbox.state} busy={busy} />
+        {sandbox.oomKilled ? <span className="badge warn">OOM</span> : null}
+      </td>
+      <td className="mono image" title={sandbox.image}>
+        {sandbox.image}
+      </td>
+      <td className="mono">{sandbox.runtime}</td>
+      <td className="mono">{running ? <Uptime since={sandbox.startedAt} /> : '–'}</td>
+      <td>{running ? <Sparkline sandboxId={sandbox.id} metric="cpu" label={(s) => formatPercent(s.cpuPercent)} testId="cpu-spark" /> : <span className="muted">–</span>}</td>
+      <td>
+        {running ? (
+          <Sparkline sandboxId={sandbox.id} metric="memory" label={(s) => `${formatBytes(s.memoryBytes)} / ${formatBytes(s.memoryLimitBytes)}`} testId="mem-spark" />
+        ) : (
+          <span className="muted">{formatBytes(sandbox.limits.memoryBytes)}</span>
+        )}
+      </td>
+      <td className="muted">–</td>
+      <td className="right">
+        <SandboxActions sandbox={sandbox} />
+      </td>
+    </tr>
+  );
+});
+
+export function SandboxList() {
+  const sandboxes = useStore(useShallow((s) => Object.values(s.sandboxes).sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.name.localeCompare(b.name))));
+  const loaded = useStore((s) => s.sandboxesLoaded);
+  const openDialog = useStore((s) => s.openDialog);
+  return (
+    <section className="view" aria-labelledby="sandboxes-title">
+      <header className="view-head">
+        <h1 id="sandboxes-title">Sandboxes</h1>
+        <span className="muted count" data-testid="sandbox-count">
+          {loaded ? `${sandboxes.length} ${sandboxes.length === 1 ? 'sandbox' : 'sandboxes'}` : 'loading…'}
+        </span>
+        <span className="grow" />
+        <button type="button" className="btn primary" onClick={() => openDialog({ kind: 'create' })}>
+          New sandbox
+        </button>
+      </header>
+      {loaded && sandboxes.length === 0 ? (
+        <div className="empty" data-testid="sandbox-empty">
+          <p>No sandboxes yet.</p>
+          <p className="muted">Create one here, or let an agent create one through the API.</p>
+        </div>
+      ) : (
+        <table className="table" data-testid="sandbox-table">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>State</th>
+              <th>Image</th>
+              <th>Runtime</th>
+              <th>Uptime</th>
+              <th>CPU</th>
+              <th>Memory</th>
+              <th>Run</th>
+              <th className="right">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {sandboxes.map((s) => (
+              <SandboxRow key={s.id} sandbox={s} />
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,77 @@
+// A tiny live chart drawn on a canvas from the stats buffer: each sample redraws it in the next
+// frame, without a React render. The text beside it is set the same way.
+import { useEffect, useRef } from 'react';
+import { useServices } from '../../services.js';
+import type { Series } from '../../live/stats-buffer.js';
+import type { StatsSample } from '../../../../shared/types/stats.js';
+
+const POINTS = 60;
+
+interface Props {
+  sandboxId: string;
+  metric: 'cpu' | 'memory';
+  label: (latest: StatsSample) => string;
+  testId?: string;
+}
+
+export function Sparkline({ sandboxId, metric, label, testId }: Props) {
+  const { stats } = useServices();
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const text = useRef<HTMLSpanElement>(null);
+  const labelRef = useRef(label);
+  labelRef.current = label;
+
+  useEffect(() => {
+    let frame = 0;
+    let latest: { series: Series; sample: StatsSample } | null = null;
+    const draw = () => {
+      frame = 0;
+      const el = canvas.current;
+      if (!el || !latest) return;
+      const { series, sample } = latest;
+      if (text.current) text.current.textContent = labelRef.current(sample);
+      const values = metric === 'cpu' ? series.cpu : series.memory;
+      const max = metric === 'cpu' ? Math.max(100, ...values.slice(-POINTS)) : Math.max(1, sample.memoryLimitBytes);
+      const dpr = window.devicePixelRatio || 1;
+      const w = el.clientWidth;
+      const h = el.clientHeight;
+      if (el.width !== w * dpr) el.width = w * dpr;
+      if (el.height !== h * dpr) el.height = h * dpr;
+      const ctx = el.getContext('2d');
+      if (!ctx) return;
+      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      ctx.clearRect(0, 0, w, h);
+      const pts = values.slice(-POINTS);
+      const step = w / (POINTS - 1);
+      const x0 = w - (pts.length - 1) * step;
+      const y = (v: number) => h - 1 - (Math.min(v, max) / max) * (h - 2);
+      ctx.beginPath();
+      pts.forEach((v, i) => (i === 0 ? ctx.moveTo(x0, y(v)) : ctx.lineTo(x0 + i * step, y(v))));
+      ctx.strokeStyle = metric === 'cpu' ? '#5aa9ff' : '#b18cff';
+      ctx.lineWidth = 1.25;
+      ctx.stroke();
+      ctx.lineTo(x0 + (pts.length - 1) * step, h);
+      ctx.lineTo(x0, h);
+      ctx.closePath();
+      ctx.fillStyle = metric === 'cpu' ? 'rgba(90,169,255,0.15)' : 'rgba(177,140,255,0.15)';
+      ctx.fill();
+    };
+    const off = stats.listen(sandboxId, (series, sample) => {
+      latest = { series, sample };
+      if (!frame) frame = requestAnimationFrame(draw);
+    });
+    return () => {
+      off();
+      if (frame) cancelAnimationFrame(frame);
+    };
+  }, [stats, sandboxId, metric]);
+
+  return (
+    <span className="spark" data-testid={testId}>
+      <canvas ref={canvas} className="spark-canvas" aria-hidden="true" />
+      <span ref={text} className="spark-value">
+        –
+      </span>
+    </span>
+  );
+}

@@ -1,0 +1,107 @@
+// The event bridge: a snapshot on every (re)connect, then pushed events applied to the store with
+// getState outside React. Stats and terminal bytes bypass the store for their transient sinks.
+import { isWardenError, toErrorInfo } from '../../../shared/errors.js';
+import type { EngineEvent } from '../../../shared/types/engine.js';
+import type { WardenClient } from '../api/client.js';
+import type { Store } from '../store/index.js';
+import type { StatsBuffer } from './stats-buffer.js';
+import type { TerminalStreams } from './terminal-streams.js';
+
+/** Engine events for one sandbox often come in bursts (create, start …): one inspect per burst. */
+const COALESCE_MS = 40;
+
+export function startSync(client: WardenClient, store: Store, stats: StatsBuffer, terminals: TerminalStreams): () => void {
+  const state = () => store.getState();
+  let generation = 0;
+  const pendingInspect = new Map<string, number>();
+
+  const snapshot = async () => {
+    const mine = ++generation;
+    try {
+      const info = await client.call('engine.info', {});
+      if (mine !== generation) return;
+      state().setEngine(info.status, info);
+      const list = await client.call('sandbox.list', {});
+      if (mine !== generation) return;
+      state().setSandboxes(list);
+    } catch (err) {
+      if (mine !== generation) return;
+      const info = toErrorInfo(err);
+      if (info.code === 'E_ENGINE_UNREACHABLE') state().setEngine('unreachable', undefined, info);
+      else state().toast('error', info.message, info.hint);
+    }
+  };
+
+  const refresh = (event: EngineEvent) => {
+    if (event.kind === 'remove') {
+      const id = Object.keys(state().sandboxes).find((k) => k === event.sandboxId || k.startsWith(event.sandboxId));
+      if (id) {
+        state().removeSandbox(id);
+        stats.forget(id);
+      }
+      return;
+    }
+    const prev = pendingInspect.get(event.sandboxId);
+    if (prev !== undefined) clearTimeout(prev);
+    pendingInspect.set(
+      event.sandboxId,
+      window.setTimeout(() => {
+        pendingInspect.delete(event.sandboxId);
+        client.call('sandbox.inspect', { ref: event.sandboxId }).then(
+          // The engine answers only for sandboxes Warden made; other containers are E_NOT_FOUND.
+          (info) => state().upsertSandbox(info),
+          (err: unknown) => {
+            if (isWardenError(err) && err.code === 'E_NOT_FOUND') state().removeSandbox(event.sandboxId);
+          },
+        );
+      }, COALESCE_MS),
+    );
+  };
+
+  // Stats follow the running sandboxes: one watch call whenever that set changes.
+  let watched = '';
+  const watchStats = () => {
+    const s = state();
+    if (s.link !== 'open') return;
+    const ids = Object.values(s.sandboxes)
+      .filter((x) => x.state === 'running')
+      .map((x) => x.id)
+      .sort();
+    const key = ids.join(',');
+    if (key === watched) return;
+    watched = key;
+    client.call('stats.watch', { ids }).catch(() => {
+      watched = '';
+    });
+  };
+
+  const offs = [
+    client.onLink((link) => {
+      state().setLink(link);
+      if (link === 'open') {
+        // The door forgot this connection's streams: ask again.
+        watched = '';
+        void snapshot().then(watchStats);
+      }
+    }),
+    client.on('engine.status', ({ status }) => {
+      state().setEngine(status);
+      if (status === 'connected') {
+        watched = '';
+        void snapshot().then(watchStats);
+      }
+    }),
+    client.on('sandbox.resync', () => void snapshot()),
+    client.on('sandbox.event', refresh),
+    client.on('stats.sample', (sample) => stats.push(sample)),
+    client.on('terminal.data', ({ id, data }) => terminals.data(id, data)),
+    client.on('terminal.exit', ({ id, code }) => terminals.exit(id, code)),
+    store.subscribe(watchStats),
+  ];
+  client.bridge.ready();
+
+  return () => {
+    for (const off of offs) off();
+    for (const t of pendingInspect.values()) clearTimeout(t);
+  };
+}

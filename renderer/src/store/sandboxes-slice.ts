@@ -1,0 +1,34 @@
+import type { StateCreator } from 'zustand';
+import type { SandboxInfo } from '../../../shared/types/sandbox.js';
+import type { AppState } from './index.js';
+
+export interface SandboxesSlice {
+  sandboxes: Record<string, SandboxInfo>;
+  /** True once the first snapshot arrived. */
+  sandboxesLoaded: boolean;
+  /** Actions in flight per sandbox id ("stopping" …), to disable buttons and say so. */
+  busy: Record<string, string>;
+  setSandboxes(list: SandboxInfo[]): void;
+  upsertSandbox(info: SandboxInfo): void;
+  removeSandbox(id: string): void;
+  setBusy(id: string, what: string | null): void;
+}
+
+export const createSandboxesSlice: StateCreator<AppState, [], [], SandboxesSlice> = (set) => ({
+  sandboxes: {},
+  sandboxesLoaded: false,
+  busy: {},
+  setSandboxes: (list) => set({ sandboxes: Object.fromEntries(list.map((s) => [s.id, s])), sandboxesLoaded: true }),
+  upsertSandbox: (info) => set((s) => ({ sandboxes: { ...s.sandboxes, [info.id]: info } })),
+  removeSandbox: (id) =>
+    set((s) => {
+      if (!(id in s.sandboxes)) return s;
+      const { [id]: _gone, ...rest } = s.sandboxes;
+      return { sandboxes: rest };
+    }),
+  setBusy: (id, what) =>
+    set((s) => {
+      const { [id]: _prev, ...rest } = s.busy;
+      return { busy: what ? { ...rest, [id]: what } : rest };
+    }),
+});
