@@ -8,6 +8,12 @@ export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
+/** The --json contract, or text for a person. */
+export function printResult<T>(json: boolean, value: T, text: (value: T) => string): void {
+  if (json) printJson(value);
+  else process.stdout.write(text(value));
+}
+
 /** One clear line (and a hint) on stderr; never a stack trace. */
 export function printError(info: ErrorInfo, json: boolean): void {
   if (json) {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { parseRequest } from '../../../shared/contracts/validate.js';
 import type { SandboxInfo } from '../../../shared/types/sandbox.js';
 import { withEngine } from '../open-engine.js';
-import { printJson, runCommand } from '../output.js';
+import { printResult, runCommand } from '../output.js';
 import { collectPairs, pairsToRecord, parseIntegerOption, parseNumberOption } from '../parse-options.js';
 import { formatSandboxTable } from '../sandbox-table.js';
 import { resolve } from 'node:path';
@@ -71,8 +71,7 @@ export function registerSandbox(program: Command): void {
           await engine.reapExpired();
           return engine['sandbox.create'](spec);
         });
-        if (o.json) printJson(info);
-        else process.stdout.write(describe(info));
+        printResult(!!o.json, info, describe);
       }),
     );
 
@@ -87,8 +86,7 @@ export function registerSandbox(program: Command): void {
           await engine.reapExpired();
           return engine['sandbox.list']();
         });
-        if (o.json) printJson(list);
-        else process.stdout.write(formatSandboxTable(list));
+        printResult(!!o.json, list, formatSandboxTable);
       }),
     );
 
@@ -99,8 +97,7 @@ export function registerSandbox(program: Command): void {
     .action((name: string, o: { json?: boolean }) =>
       runCommand(!!o.json, async () => {
         const info = await withEngine((engine) => engine['sandbox.inspect'](parseRequest('sandbox.inspect', { ref: name })));
-        if (o.json) printJson(info);
-        else process.stdout.write(formatSandboxTable([info]));
+        printResult(!!o.json, info, (i) => formatSandboxTable([i]));
       }),
     );
 
@@ -120,8 +117,7 @@ export function registerSandbox(program: Command): void {
         runCommand(!!o.json, async () => {
           const method = `sandbox.${verb}` as const;
           const info = await withEngine((engine) => engine[method](parseRequest(method, { ref: name })));
-          if (o.json) printJson(info);
-          else process.stdout.write(describe(info));
+          printResult(!!o.json, info, describe);
         }),
       );
   }
@@ -134,8 +130,7 @@ export function registerSandbox(program: Command): void {
     .action((name: string, o: { json?: boolean }) =>
       runCommand(!!o.json, async () => {
         const gone = await withEngine((engine) => engine['sandbox.destroy'](parseRequest('sandbox.destroy', { ref: name })));
-        if (o.json) printJson({ removed: gone });
-        else process.stdout.write(`removed ${gone.name}\n`);
+        printResult(!!o.json, { removed: gone }, (r) => `removed ${r.removed.name}\n`);
       }),
     );
 }
