@@ -13,6 +13,8 @@ import type { Run, RunStore } from './runs.js';
 
 export interface AgentContext {
   agent: string;
+  /** The user (not an agent): policy, create limits and the own-sandbox rule do not apply; budgets and the record do. */
+  trusted?: boolean;
   /** The client's run key (X-Warden-Run), if any. */
   runKey: string | null;
 }
@@ -31,6 +33,8 @@ export interface PolicyVerdict {
 export interface CallHooks {
   onStart?: (run: Run, call: ToolCallInfo) => void;
   onApproval?: (approval: { id: string; deadline: string; reason: string }) => void;
+  /** The call was allowed and is about to reach the engine. */
+  onRunning?: (call: ToolCallInfo) => void;
 }
 
 export interface CallSpec<T> {
@@ -159,6 +163,7 @@ export class CallRunner {
     call.status = 'running';
     this.record(call, ctx.agent, spec.sandboxId, 'policy.allowed', { runId: run.id, callId: call.id, index: call.index, tool: spec.tool, args: spec.args, decision });
     this.runs.callChanged(call);
+    spec.hooks?.onRunning?.(call);
     let value: T;
     try {
       value = await this.audit.run({ actor: ctx.agent, onSeq: (seq) => this.addSeq(call, seq) }, () => spec.body(call));

@@ -13,9 +13,10 @@ export class GatewayDenial extends WardenError {
     super(code, message, hint);
   }
 
-  /** 503 for a breaker that will let a probe through later; 403 for everything else. */
+  /** 503 for a breaker that will let a probe through later; 400 for a malformed ask; else 403. */
   get status(): number {
-    return this.reason === 'breaker' ? 503 : 403;
+    if (this.reason === 'breaker') return 503;
+    return this.code === 'E_BAD_INPUT' ? 400 : 403;
   }
 }
 

@@ -102,7 +102,7 @@ export class Gateway implements GatewayMethodHandlers {
   }
 
   private mayAccess(ctx: AgentContext, info: SandboxInfo): boolean {
-    return this.policy.access === 'all' || info.labels[AGENT_LABEL] === ctx.agent;
+    return ctx.trusted === true || this.policy.access === 'all' || info.labels[AGENT_LABEL] === ctx.agent;
   }
 
   private effective(info: SandboxInfo | null): EffectivePolicy {
@@ -162,12 +162,15 @@ export class Gateway implements GatewayMethodHandlers {
       policy: this.effective(null),
       hooks,
       verdict: () => {
+        if (ctx.trusted) return { action: 'allow', source: 'user', reason: 'the user is not bound by create limits', scope: 'sandbox.create', summary: 'create sandbox' };
         const v = this.createVerdict(ctx, input);
         if (count >= this.policy.create.maxSandboxes) throw new GatewayDenial('create-limits', `agent ${ctx.agent} already has ${count} sandboxes, the most policy allows`, 'destroy one first');
         return v;
       },
       body: async () => {
-        const spec = SandboxSpecSchema.parse(input);
+        const parsed = SandboxSpecSchema.safeParse(input);
+        if (!parsed.success) throw new WardenError('E_BAD_INPUT', `sandbox spec: ${parsed.error.issues[0]!.path.join('.') || '(top)'}: ${parsed.error.issues[0]!.message}`);
+        const spec = parsed.data;
         const info = await this.engine['sandbox.create']({
           ...spec,
           network: spec.network ?? this.policy.network.default,
@@ -248,10 +251,12 @@ export class Gateway implements GatewayMethodHandlers {
           handlers.onStart?.(r, c);
         },
         ...(handlers.onApproval ? { onApproval: handlers.onApproval } : {}),
+        ...(handlers.onRunning ? { onRunning: handlers.onRunning } : {}),
       },
       verdict: () => {
         const remaining = budgets.outputBytes - run.outputBytes;
         if (remaining <= 0) throw new GatewayDenial('budget', `budget exceeded: the run has received its ${budgets.outputBytes} bytes of output`, 'start a new run, or raise budgets.outputBytes');
+        if (ctx.trusted) return { action: 'allow', source: 'user', reason: 'the user is not bound by agent policy', scope: 'exec', summary: `exec ${argv.join(' ').slice(0, 300)}` };
         const d = decideCommand(policy.commands, argv, body.stdin);
         return { action: d.action, source: d.source, reason: d.reason, scope: `exec:${d.program ?? ''}`, summary: `exec ${argv.join(' ').slice(0, 300)}`, ...(d.action === 'deny' ? { denyReason: 'policy' as const } : {}) };
       },
@@ -293,7 +298,8 @@ export class Gateway implements GatewayMethodHandlers {
 
   // ---- files ----
 
-  private fileVerdict(policy: EffectivePolicy, path: string, write: boolean, op: string): PolicyVerdict {
+  private fileVerdict(ctx: AgentContext, policy: EffectivePolicy, path: string, write: boolean, op: string): PolicyVerdict {
+    if (ctx.trusted) return { action: 'allow', source: 'user', reason: `${op} ${path}`, scope: `${op}:${path}`, summary: `${op} ${path}` };
     const access = pathAccess(policy.paths, path);
     if (access.access === 'hidden') throw new GatewayDenial('path', `${path} is hidden from agents by policy (${access.rule})`);
     if (write && access.access === 'read-only') throw new GatewayDenial('path', `${path} is read-only for agents by policy (${access.rule})`);
@@ -314,7 +320,7 @@ export class Gateway implements GatewayMethodHandlers {
       args: { path: full },
       policy,
       hooks,
-      verdict: () => this.fileVerdict(policy, full, false, 'read'),
+      verdict: () => this.fileVerdict(ctx, policy, full, false, 'read'),
       body: async (call) => {
         const data = await readFileIn(this.engine.podman.connection, info.id, comps, this.policy.files.maxReadBytes);
         this.audit.append({ actor: ctx.agent, sandboxId: info.id, kind: 'file.read', payload: { runId: run.id, callId: call.id, path: full, bytes: data.length, sha256: sha256(data) } });
@@ -345,7 +351,7 @@ export class Gateway implements GatewayMethodHandlers {
       args: { path: full, bytes: data.length, sha256: digest },
       policy,
       hooks,
-      verdict: () => this.fileVerdict(policy, full, true, 'write'),
+      verdict: () => this.fileVerdict(ctx, policy, full, true, 'write'),
       body: async (call) => {
         const w = await writeFileIn(this.engine.podman.connection, info.id, comps, data);
         this.audit.append({ actor: ctx.agent, sandboxId: info.id, kind: 'file.written', payload: { runId: run.id, callId: call.id, path: full, bytes: w.bytes, sha256: w.sha256 } });
@@ -373,7 +379,7 @@ export class Gateway implements GatewayMethodHandlers {
       args: { path: full },
       policy,
       hooks,
-      verdict: () => this.fileVerdict(policy, full, false, 'list'),
+      verdict: () => this.fileVerdict(ctx, policy, full, false, 'list'),
       body: async (call) => {
         const all = await listDirIn(this.engine.podman.connection, info.id, comps);
         const entries: FileEntry[] = all.filter((e) => pathAccess(policy.paths, `${full}/${e.name}`).access !== 'hidden');

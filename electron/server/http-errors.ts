@@ -1,0 +1,54 @@
+// The shared error envelope over HTTP, with one status per stable code.
+import type { FastifyReply } from 'fastify';
+import { WardenError, toErrorInfo, type ErrorCode, type ErrorInfo } from '../../shared/errors.js';
+import { isGatewayDenial } from '../engine/gateway/denial.js';
+
+const STATUS: Record<ErrorCode, number> = {
+  E_BAD_INPUT: 400,
+  E_UNAUTHORIZED: 401,
+  E_POLICY_DENIED: 403,
+  E_NOT_FOUND: 404,
+  E_CONFLICT: 409,
+  E_TOO_LARGE: 413,
+  E_IMAGE_MISSING: 400,
+  E_RUNTIME_UNAVAILABLE: 400,
+  E_TIMEOUT: 504,
+  E_ENGINE: 502,
+  E_ENGINE_UNREACHABLE: 503,
+  E_LEDGER: 500,
+  E_INTERNAL: 500,
+};
+
+/** Fastify's own errors (body parsing, limits) as our codes. */
+function fromFastify(err: { code?: string; statusCode?: number; message: string }): WardenError | null {
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new WardenError('E_TOO_LARGE', 'the request body is larger than this endpoint accepts');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new WardenError('E_BAD_INPUT', 'unsupported Content-Type', 'send JSON with Content-Type: application/json (file uploads: application/octet-stream)');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new WardenError('E_BAD_INPUT', 'the JSON body is empty');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new WardenError('E_BAD_INPUT', 'the Content-Length does not match the body');
+    default:
+      if (err.statusCode === 400) return new WardenError('E_BAD_INPUT', `malformed request: ${err.message}`);
+      if (err.statusCode === 413) return new WardenError('E_TOO_LARGE', 'the request body is too large');
+      return null;
+  }
+}
+
+export function errorResponse(err: unknown): { status: number; info: ErrorInfo; retryAfterMs?: number } {
+  const mapped = err instanceof WardenError ? err : (fromFastify(err as { code?: string; statusCode?: number; message: string }) ?? err);
+  const info = toErrorInfo(mapped);
+  if (info.code === 'E_INTERNAL') info.message = 'internal error'; // never leak internals to a caller
+  const status = isGatewayDenial(mapped) ? mapped.status : (STATUS[info.code] ?? 500);
+  const fastifyStatus = (err as { statusCode?: number }).statusCode;
+  return { status: status === 400 && fastifyStatus === 415 ? 415 : status, info, ...(isGatewayDenial(mapped) && mapped.retryAfterMs ? { retryAfterMs: mapped.retryAfterMs } : {}) };
+}
+
+export function sendError(reply: FastifyReply, err: unknown): FastifyReply {
+  const { status, info, retryAfterMs } = errorResponse(err);
+  if (retryAfterMs) void reply.header('retry-after', String(Math.ceil(retryAfterMs / 1000)));
+  if (status === 401) void reply.header('www-authenticate', 'Bearer realm="warden"');
+  return reply.code(status).type('application/json; charset=utf-8').send({ error: info });
+}

@@ -1,0 +1,48 @@
+// WARDEN_HOME/server.json says where a running server listens (never its token), so the CLI and MCP
+// can use it instead of opening a second engine.
+import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ServerFile } from '../../shared/types/api.js';
+
+export function serverFilePath(home: string): string {
+  return join(home, 'server.json');
+}
+
+export function writeServerFile(home: string, info: ServerFile): void {
+  const path = serverFilePath(home);
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, path);
+}
+
+export function removeServerFile(home: string, pid = process.pid): void {
+  const found = readServerFile(home);
+  if (found && found.pid === pid) rmSync(serverFilePath(home), { force: true });
+}
+
+export function readServerFile(home: string): ServerFile | null {
+  try {
+    const info = JSON.parse(readFileSync(serverFilePath(home), 'utf8')) as ServerFile;
+    return typeof info.port === 'number' && typeof info.pid === 'number' ? info : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The running server of this home, if its process is alive and it answers. */
+export async function findServer(home: string): Promise<ServerFile | null> {
+  const info = readServerFile(home);
+  if (!info) return null;
+  try {
+    process.kill(info.pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return null;
+  }
+  try {
+    const res = await fetch(`${info.url}/v1/health`, { signal: AbortSignal.timeout(1500) });
+    return res.status === 200 || res.status === 401 ? info : null;
+  } catch {
+    return null;
+  }
+}
