@@ -5,3 +5,6 @@ export { verifyInclusion, verifyConsistency } from './merkle.js';
 export { defaultLedgerFile, defaultKeyDir } from './paths.js';
 export type { VerifyOptions } from './verify.js';
 export type { CheckpointReason } from './checkpoint.js';
+export { exportBundle, HASH_SPEC, type ExportOptions } from './export.js';
+export { verifyBundle, parseBundle, type BundleVerifyOptions } from './bundle-verify.js';
+export { renderReportHtml } from './report-html.js';
