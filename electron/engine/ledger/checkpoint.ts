@@ -2,12 +2,15 @@
 // and, newest, in a file outside it. A checkpoint never overwrites evidence: if the ledger no longer
 // extends the checkpoint in the file (older copy restored, tail dropped, rewritten), signing refuses
 // and the old note stays where it is for `warden audit verify` to point at.
+import { hash } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { WardenError } from '../../../shared/errors.js';
 import type { CheckpointInfo, SignedCheckpoint } from '../../../shared/types/ledger.js';
+import { GENESIS_HASH } from './canonical.js';
 import { readCheckpointFile, writeCheckpointFile } from './checkpoint-file.js';
 import { formatCheckpoint, openNote, parseCheckpoint, signNote, type CheckpointBody, type SignerKey, type VerifierKey } from './note.js';
 import type { TreeStore } from './tree-store.js';
+import { verifyRange } from './verify-range.js';
 
 export type CheckpointReason = 'schedule' | 'export' | 'manual' | 'close';
 
@@ -50,6 +53,7 @@ export function signCheckpoint(ctx: CheckpointContext, reason: CheckpointReason)
       const size = maxSeq(ctx.db);
       const root = ctx.tree.root(size);
       const existing = readCheckpointFile(ctx.file);
+      let vouchedFor = 0;
       if (existing !== null) {
         const previous = readSignedCheckpoint(existing, ctx.signer);
         const hint = 'run `warden audit verify`; the checkpoint file is kept as evidence';
@@ -61,7 +65,10 @@ export function signCheckpoint(ctx: CheckpointContext, reason: CheckpointReason)
         if (!ctx.tree.root(previous.size).equals(previous.root)) {
           throw new WardenError('E_LEDGER', `the first ${previous.size} entries no longer match the last checkpoint`, hint);
         }
+        vouchedFor = previous.size;
       }
+      // The older entries are held by the last checkpoint; check the newer ones before vouching for them.
+      checkNewEntries(ctx.db, vouchedFor, size);
       const time = new Date().toISOString();
       const note = signNote(formatCheckpoint({ origin: ctx.origin, size, root }), ctx.signer);
       ctx.db.prepare('INSERT INTO checkpoints (size, time, reason, note) VALUES (?, ?, ?, ?)').run(size, time, reason, note);
@@ -70,4 +77,14 @@ export function signCheckpoint(ctx: CheckpointContext, reason: CheckpointReason)
       return { origin: ctx.origin, size, root: root.toString('hex'), keyName: ctx.signer.name, keyId: ctx.signer.keyId.toString('hex'), note, time };
     })
     .immediate();
+}
+
+function checkNewEntries(db: Database, from: number, to: number): void {
+  if (to <= from) return;
+  const r = verifyRange(db, hash, { from: from + 1, to, checkpointSizes: [], pageSize: 4096 });
+  const before = from === 0 ? GENESIS_HASH : (db.prepare('SELECT lower(hex(hash)) FROM entries WHERE seq = ?').pluck().get(from) as string | undefined);
+  const bad = r.anomaly?.seq ?? (r.firstPrev !== before ? from + 1 : null);
+  if (bad !== null) {
+    throw new WardenError('E_LEDGER', `entry ${bad} fails verification; refusing to sign a checkpoint over it`, 'run `warden audit verify`');
+  }
 }

@@ -183,6 +183,22 @@ describe('Ledger store', () => {
     l2.close();
   });
 
+  it('never signs a checkpoint over newer entries that fail verification', () => {
+    t = tempLedger();
+    const l = t.open({ checkpointOnClose: false });
+    l.appendBatch(Array.from({ length: 10 }, (_, i) => sampleEntry(i)));
+    l.checkpoint();
+    l.appendBatch(Array.from({ length: 5 }, (_, i) => sampleEntry(i)));
+    l.close();
+    const db = new Database(t.file);
+    db.exec("DROP TRIGGER entries_no_update; UPDATE entries SET actor = 'x' WHERE seq = 13;");
+    db.close();
+    const l2 = t.open({ checkpointOnClose: false });
+    expect(() => l2.checkpoint()).toThrow(/entry 13 fails verification/);
+    expect(l2.checkpoints()).toHaveLength(1);
+    l2.close();
+  });
+
   it('verifies the same way in worker threads as in this thread', () => {
     t = tempLedger();
     const l = t.open({ checkpointOnClose: false });
