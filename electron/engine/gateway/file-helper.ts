@@ -18,7 +18,7 @@ op, limit, comps = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 NF = os.O_NOFOLLOW | os.O_CLOEXEC
 DIRF = os.O_RDONLY | os.O_DIRECTORY | NF
 def fail(code, msg):
-    sys.stderr.write(json.dumps({"code": code, "message": msg})); sys.stdout.flush(); os._exit(3)
+    sys.stderr.write(json.dumps({"code": code, "message": msg})); sys.stderr.flush(); os._exit(3)
 def where(i): return "/workspace/" + "/".join(comps[:i + 1])
 def kind(parent, name):
     try: st = os.stat(name, dir_fd=parent, follow_symlinks=False)

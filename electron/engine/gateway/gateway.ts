@@ -176,7 +176,7 @@ export class Gateway implements GatewayMethodHandlers {
           network: spec.network ?? this.policy.network.default,
           labels: { ...spec.labels, [AGENT_LABEL]: ctx.agent },
         });
-        if (run.sandboxId === null) this.runs.bind(run, { id: info.id, name: info.name });
+        if (run.sandboxId === null) this.runs.bind(run, { id: info.id, name: info.name }, this.effective(info).budgets);
         return info;
       },
       settle: (call, info) => {

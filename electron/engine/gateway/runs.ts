@@ -11,7 +11,7 @@ const MAX_RUNS = 10_000;
 
 export class Run {
   readonly calls: ToolCallInfo[] = [];
-  readonly breaker: Breaker;
+  breaker: Breaker;
   /** Calls reserved (counted against maxCalls) including those still in flight. */
   reserved = 0;
   outputBytes = 0;
@@ -28,7 +28,7 @@ export class Run {
     readonly key: string | null,
     public sandboxId: string | null,
     public sandboxName: string | null,
-    readonly budgets: Budgets,
+    public budgets: Budgets,
   ) {
     this.breaker = new Breaker(budgets.breaker.failures, budgets.breaker.cooldownMs);
   }
@@ -82,7 +82,12 @@ export class RunStore {
   }
 
   /** A run opened without a sandbox (create) is bound to the one it made. */
-  bind(run: Run, sandbox: { id: string; name: string }): void {
+  bind(run: Run, sandbox: { id: string; name: string }, budgets?: Budgets): void {
+    if (budgets) {
+      // The sandbox's own overrides apply from now on (the create was counted under them too).
+      run.budgets = budgets;
+      run.breaker = new Breaker(budgets.breaker.failures, budgets.breaker.cooldownMs);
+    }
     run.sandboxId = sandbox.id;
     run.sandboxName = sandbox.name;
     this.byKey.set(`s\0${run.agent}\0${sandbox.id}`, run.id);

@@ -9,7 +9,11 @@ interface Stream {
   sinks: Set<Sink>;
   stop: (() => void) | null;
   lastTime: number;
+  retry: NodeJS.Timeout | null;
+  retryMs: number;
 }
+
+const MAX_RETRY_MS = 5000;
 
 export class StatsHub {
   private readonly streams = new Map<string, Stream>();
@@ -35,7 +39,7 @@ export class StatsHub {
   watch(id: string, sink: Sink): void {
     let stream = this.streams.get(id);
     if (!stream) {
-      stream = { sinks: new Set(), stop: null, lastTime: 0 };
+      stream = { sinks: new Set(), stop: null, lastTime: 0, retry: null, retryMs: 500 };
       this.streams.set(id, stream);
     }
     stream.sinks.add(sink);
@@ -48,6 +52,7 @@ export class StatsHub {
     stream.sinks.delete(sink);
     if (stream.sinks.size === 0) {
       stream.stop?.();
+      if (stream.retry) clearTimeout(stream.retry);
       this.streams.delete(id);
     }
   }
@@ -73,14 +78,23 @@ export class StatsHub {
           return;
         }
         stream.stop = () => sub.stop();
-        void sub.done.then(() => {
-          if (this.streams.get(id) === stream) stream.stop = null;
-        });
+        void sub.done.then(() => this.ended(id, stream));
       },
-      () => {
-        if (this.streams.get(id) === stream) stream.stop = null;
-      },
+      () => this.ended(id, stream),
     );
+  }
+
+  /** A stream that ends while still wanted (a container just starting, a hiccup) is tried again. */
+  private ended(id: string, stream: Stream): void {
+    if (this.streams.get(id) !== stream) return;
+    stream.stop = null;
+    if (stream.retry) return;
+    stream.retry = setTimeout(() => {
+      stream.retry = null;
+      this.open(id);
+    }, stream.retryMs);
+    stream.retry.unref();
+    stream.retryMs = Math.min(MAX_RETRY_MS, stream.retryMs * 2);
   }
 
   private deliver(sample: StatsSample): void {
@@ -88,12 +102,16 @@ export class StatsHub {
     // Another part of the process may stream the same sandbox: one sample per tick is enough.
     if (!stream || sample.time <= stream.lastTime) return;
     stream.lastTime = sample.time;
+    stream.retryMs = 500;
     for (const sink of stream.sinks) sink(sample);
   }
 
   close(): void {
     for (const off of this.offs) off();
-    for (const stream of this.streams.values()) stream.stop?.();
+    for (const stream of this.streams.values()) {
+      stream.stop?.();
+      if (stream.retry) clearTimeout(stream.retry);
+    }
     this.streams.clear();
   }
 }

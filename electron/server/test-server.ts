@@ -1,0 +1,69 @@
+// A real server on a real Podman for the specs and the bench: a temp home, a given policy, and an
+// in-memory audit sink standing in for the ledger (append returns { seq } like the ledger does).
+import { openTestEngine, type TestEngine } from '../test-support/podman-fixture.js';
+import { TEST_LABEL_KEY } from '../test-support/test-label.js';
+import type { AuditRecord } from '../engine/audit-sink.js';
+import { parsePolicy, defaultPolicyPath } from '../engine/gateway/policy-load.js';
+import { PolicySchema, type Policy } from '../../shared/types/policy.js';
+import { readFileSync } from 'node:fs';
+import { startServer, type RunningServer } from './index.js';
+import { WardenClient } from './client.js';
+
+export interface MemoryEntry extends AuditRecord {
+  seq: number;
+}
+
+export class MemoryAudit {
+  readonly entries: MemoryEntry[] = [];
+  append(r: AuditRecord): { seq: number } {
+    const seq = this.entries.length + 1;
+    this.entries.push({ ...r, seq });
+    return { seq };
+  }
+  close(): void {}
+}
+
+export function defaultPolicy(): Policy {
+  return parsePolicy(readFileSync(defaultPolicyPath()!, 'utf8'), 'policy.default.yaml');
+}
+
+export function policyWith(patch: (p: Policy) => void): Policy {
+  const p = structuredClone(defaultPolicy());
+  patch(p);
+  return PolicySchema.parse(p);
+}
+
+export interface TestServer {
+  server: RunningServer;
+  t: TestEngine;
+  audit: MemoryAudit;
+  agent(name: string, runKey?: string): WardenClient;
+  user(): WardenClient;
+  labels: Record<string, string>;
+  close(): Promise<void>;
+}
+
+export async function openTestServer(policy: Policy = defaultPolicy()): Promise<TestServer> {
+  const t = await openTestEngine();
+  const audit = new MemoryAudit();
+  const server = await startServer({ home: t.home, policy, podman: t.engine, audit, watch: false, announce: false });
+  const clients = new Map<string, string>();
+  return {
+    server,
+    t,
+    audit,
+    labels: { [TEST_LABEL_KEY]: t.runId },
+    agent(name, runKey) {
+      let token = clients.get(name);
+      if (!token) clients.set(name, (token = server.tokens.create(name).token));
+      return new WardenClient(server.url, token, runKey ?? null);
+    },
+    user() {
+      return new WardenClient(server.url, server.tokens.userToken());
+    },
+    async close() {
+      await server.close();
+      await t.cleanup();
+    },
+  };
+}
