@@ -8,6 +8,9 @@ import '@xterm/xterm/css/xterm.css';
 import { toErrorInfo, type ErrorInfo } from '../../../../shared/errors.js';
 import { useServices } from '../../services.js';
 
+/** Characters per input message: the web shell's frames are small, and JSON may escape each 6-fold. */
+const INPUT_CHUNK = 8 * 1024;
+
 type Status = { kind: 'opening' } | { kind: 'open' } | { kind: 'exited'; code: number | null } | { kind: 'failed'; error: ErrorInfo };
 
 function openLink(event: MouseEvent, uri: string): void {
@@ -62,8 +65,15 @@ export function TerminalView({ sandboxId }: { sandboxId: string }) {
         if (!closed) setStatus({ kind: 'failed', error: toErrorInfo(err) });
       });
     };
-    offs.push(term.onData((data) => send('terminal.input', (tid) => ({ id: tid, data }))).dispose);
-    offs.push(term.onBinary((data) => send('terminal.input', (tid) => ({ id: tid, data }))).dispose);
+    // A big paste goes in pieces that fit the door's message size, in order.
+    const input = (data: string) => {
+      for (let at = 0; at < data.length; at += INPUT_CHUNK) {
+        const piece = data.slice(at, at + INPUT_CHUNK);
+        send('terminal.input', (tid) => ({ id: tid, data: piece }));
+      }
+    };
+    offs.push(term.onData(input).dispose);
+    offs.push(term.onBinary(input).dispose);
     offs.push(term.onResize(({ cols, rows }) => send('terminal.resize', (tid) => ({ id: tid, size: { cols, rows } }))).dispose);
 
     let frame = 0;

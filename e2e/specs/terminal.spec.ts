@@ -1,0 +1,38 @@
+import { test, expect } from '../fixtures/test.js';
+
+test.describe('sandbox detail', () => {
+  test('the terminal echoes what is typed, takes a multi-line paste, and the CPU graph rises under load', async ({ app }) => {
+    const name = app.sandboxes.name('term');
+    await app.sandboxes.create({ name, cpus: '1' });
+    await app.sandboxes.open(name);
+    const detail = app.detail;
+    await detail.waitTerminal();
+
+    await detail.type('echo hi\n');
+    await expect.poll(() => detail.screenText()).toMatch(/^hi$/m);
+
+    // Bash takes a paste as bracketed text: both lines land at the prompt and run on Enter.
+    await detail.paste('echo one\necho two');
+    await detail.press('Enter');
+    await expect.poll(() => detail.screenText()).toMatch(/^one$[\s\S]*^two$/m);
+
+    await detail.type('yes > /dev/null &\n');
+    await expect.poll(() => detail.cpuPercent(), { timeout: 20_000 }).toBeGreaterThan(40);
+    await app.screenshot('sandbox-detail');
+    await detail.type('kill %1\n');
+    await expect.poll(() => detail.cpuPercent(), { timeout: 20_000 }).toBeLessThan(20);
+  });
+
+  test('a burst of output does not freeze the page', async ({ app }) => {
+    const name = app.sandboxes.name('burst');
+    await app.sandboxes.create({ name });
+    await app.sandboxes.open(name);
+    await app.detail.waitTerminal();
+    await app.detail.type('head -c 3000000 /dev/urandom | base64; echo done-$((6*7))\n');
+    await expect.poll(() => app.detail.screenText(), { timeout: 60_000 }).toMatch(/^done-42$/m);
+    // The page still answers at once.
+    const started = Date.now();
+    await app.page.evaluate(() => 1);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+});
