@@ -4,6 +4,10 @@ import { registerDoctor } from './commands/doctor.js';
 import { registerSandbox } from './commands/sandbox.js';
 import { registerExec } from './commands/exec.js';
 import { registerAudit } from './commands/audit.js';
+import { registerServe } from './commands/serve.js';
+import { registerToken } from './commands/token.js';
+import { registerRun } from './commands/run.js';
+import { registerMcp } from './commands/mcp.js';
 import { printError } from './output.js';
 
 const program = new Command('warden')
@@ -18,6 +22,10 @@ registerDoctor(program);
 registerSandbox(program);
 registerExec(program);
 registerAudit(program);
+registerServe(program);
+registerToken(program);
+registerRun(program);
+registerMcp(program);
 
 try {
   await program.parseAsync(process.argv);

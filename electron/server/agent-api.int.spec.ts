@@ -114,7 +114,7 @@ describe('tokens, Host and Origin', () => {
     const entries = ts.audit.entries.length;
     const sandboxes = (await ts.t.engine.sandboxes.list()).length;
     const body = JSON.stringify({ name: `t-${ts.t.runId}-evil` });
-    for (const headers of [{}, { authorization: 'Bearer wdn_nope' }, { authorization: 'Basic abc' }]) {
+    for (const headers of [{}, { authorization: 'Bearer wdn_nope' }, { authorization: 'Basic abc' }] as Array<Record<string, string>>) {
       const r = await rawRequest({ method: 'POST', path: '/v1/sandboxes', headers: { ...headers, host: `127.0.0.1:${ts.server.port}`, 'content-type': 'application/json' }, body });
       expect(r.status).toBe(401);
       expect(JSON.parse(r.body)).toMatchObject({ error: { code: 'E_UNAUTHORIZED' } });

@@ -1,0 +1,108 @@
+// `warden run …`: runs, their tool calls and pending approvals, from the running Warden (the app or
+// `warden serve`), reached through WARDEN_HOME/server.json with the user's token.
+import type { Command } from 'commander';
+import { WardenError } from '../../../shared/errors.js';
+import type { RunInfo, ToolCallInfo } from '../../../shared/types/run.js';
+import { ensureWardenHome } from '../../engine/paths.js';
+import { WardenClient } from '../../server/client.js';
+import { findServer } from '../../server/server-file.js';
+import { TokenStore } from '../../server/tokens.js';
+import { printJson, runCommand } from '../output.js';
+
+async function client(): Promise<WardenClient> {
+  const home = ensureWardenHome();
+  const server = await findServer(home);
+  if (!server) throw new WardenError('E_ENGINE_UNREACHABLE', 'no running Warden for this WARDEN_HOME: runs live in the app or `warden serve`', 'start `warden serve`; the ledger keeps the record of past runs');
+  return new WardenClient(server.url, new TokenStore(home).userToken());
+}
+
+function runLine(r: RunInfo): string {
+  return `${r.id}  ${r.agent.padEnd(16)} ${(r.sandboxName ?? '-').padEnd(20)} ${r.status.padEnd(8)} calls ${String(r.calls).padStart(4)}  breaker ${r.breaker.state}\n`;
+}
+
+function callLine(c: ToolCallInfo): string {
+  const what = c.tool === 'exec' ? ((c.args.argv as string[]) ?? []).join(' ') : String(c.args.path ?? c.args.name ?? c.args.ref ?? '');
+  const end = c.exitCode !== null ? `exit ${c.exitCode}` : c.error ? c.error.code : '';
+  return `${String(c.index).padStart(4)}  ${c.tool.padEnd(15)} ${c.status.padEnd(17)} ${end.padEnd(16)} ${what.slice(0, 80)}  [ledger ${c.ledgerSeqs.join(',') || '-'}]\n`;
+}
+
+export function registerRun(program: Command): void {
+  const run = program.command('run').description("agents' runs, tool calls and approvals (from the running Warden)");
+  run
+    .command('ls')
+    .option('--agent <name>')
+    .option('--json')
+    .action((o: { agent?: string; json?: boolean }) =>
+      runCommand(!!o.json, async () => {
+        const runs = (await (await client()).listRuns()).filter((r) => !o.agent || r.agent === o.agent);
+        if (o.json) return printJson(runs);
+        runs.forEach((r) => process.stdout.write(runLine(r)));
+      }),
+    );
+  run
+    .command('show')
+    .argument('<run>')
+    .option('--json')
+    .action((id: string, o: { json?: boolean }) =>
+      runCommand(!!o.json, async () => {
+        const detail = await (await client()).getRun(id);
+        if (o.json) return printJson(detail);
+        process.stdout.write(runLine(detail));
+        detail.toolCalls.forEach((c) => process.stdout.write(callLine(c)));
+      }),
+    );
+  run
+    .command('follow')
+    .description('print the run, then each call as it changes, until the run ends')
+    .argument('<run>')
+    .action((id: string) =>
+      runCommand(false, async () => {
+        const c = await client();
+        const res = await c.raw('GET', `/v1/runs/${encodeURIComponent(id)}/events`);
+        if (res.status !== 200 || !res.body) return void (await c.getRun(id));
+        let pending = '';
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+          pending += Buffer.from(chunk).toString('utf8');
+          let nl: number;
+          while ((nl = pending.indexOf('\n')) >= 0) {
+            const e = JSON.parse(pending.slice(0, nl)) as { type: string; run?: RunInfo & { toolCalls?: ToolCallInfo[] }; call?: ToolCallInfo };
+            pending = pending.slice(nl + 1);
+            if (e.type === 'snapshot' && e.run) {
+              process.stdout.write(runLine(e.run));
+              e.run.toolCalls?.forEach((x) => process.stdout.write(callLine(x)));
+            } else if (e.type === 'call' && e.call) process.stdout.write(callLine(e.call));
+            else if (e.type === 'run' && e.run && e.run.status !== 'active') process.stdout.write(`run ${e.run.status}\n`);
+          }
+        }
+      }),
+    );
+  run
+    .command('approvals')
+    .description('list calls waiting for a decision')
+    .option('--json')
+    .action((o: { json?: boolean }) =>
+      runCommand(!!o.json, async () => {
+        const list = await (await client()).listApprovals();
+        if (o.json) return printJson(list);
+        for (const a of list) process.stdout.write(`${a.id}  ${a.agent}  ${a.summary}  (until ${a.deadline}: ${a.reason})\n`);
+      }),
+    );
+  for (const [verb, desc] of [
+    ['approve', 'let a waiting call run (--always: and the same kind of call for the rest of its run)'],
+    ['deny', 'refuse a waiting call'],
+  ] as const) {
+    run
+      .command(verb)
+      .description(desc)
+      .argument('<approval>')
+      .option('--always', 'approve for the rest of the run')
+      .option('--json')
+      .action((id: string, o: { always?: boolean; json?: boolean }) =>
+        runCommand(!!o.json, async () => {
+          const a = await (await client()).decide(id, verb === 'deny' ? 'deny' : o.always ? 'approve-run' : 'approve-once');
+          if (o.json) return printJson(a);
+          process.stdout.write(`${a.status}: ${a.summary}\n`);
+        }),
+      );
+  }
+}

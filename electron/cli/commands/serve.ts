@@ -1,0 +1,32 @@
+import type { Command } from 'commander';
+import { WardenError } from '../../../shared/errors.js';
+import { startServer } from '../../server/index.js';
+import { findServer } from '../../server/server-file.js';
+import { ensureWardenHome } from '../../engine/paths.js';
+import { runCommand } from '../output.js';
+import { parseIntegerOption } from '../parse-options.js';
+
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description('serve the agent HTTP API (and the web UI) on 127.0.0.1 and ::1 until interrupted')
+    .option('--port <port>', 'port (default: any free one)')
+    .action((o: { port?: string }) =>
+      runCommand(false, async () => {
+        const port = parseIntegerOption('port', o.port);
+        if (port !== undefined && (port < 0 || port > 65535)) throw new WardenError('E_BAD_INPUT', '--port must be 0–65535');
+        const home = ensureWardenHome();
+        const other = await findServer(home);
+        if (other) throw new WardenError('E_CONFLICT', `Warden already serves this home at ${other.url} (pid ${other.pid})`, 'stop it first, or use another WARDEN_HOME');
+        const server = await startServer({ home, ...(port !== undefined ? { port } : {}) });
+        process.stdout.write(`${server.url}\n`);
+        process.stderr.write(`warden: serving ${server.url} (and [::1]); policy ${server.gateway.policySource}; Ctrl-C to stop\n`);
+        await new Promise<void>((resolve) => {
+          const stop = () => resolve();
+          process.once('SIGINT', stop);
+          process.once('SIGTERM', stop);
+        });
+        await server.close();
+      }),
+    );
+}

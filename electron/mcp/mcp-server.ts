@@ -1,0 +1,98 @@
+// The MCP server (`warden mcp`): the tools a coding agent expects, each one a call through the
+// gateway (so it is checked, counted in a run and recorded like any other door's call).
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { toErrorInfo } from '../../shared/errors.js';
+import type { AgentApi } from './agent-api.js';
+
+const MAX_TEXT = 100_000;
+
+function text(value: string) {
+  return { content: [{ type: 'text' as const, text: value.length > MAX_TEXT ? `${value.slice(0, MAX_TEXT)}\n…[cut at ${MAX_TEXT} characters]` : value }] };
+}
+
+function failure(err: unknown) {
+  const info = toErrorInfo(err);
+  return { isError: true, content: [{ type: 'text' as const, text: `${info.code}: ${info.message}${info.hint ? `\nhint: ${info.hint}` : ''}` }] };
+}
+
+async function guarded<T>(body: () => Promise<T>) {
+  try {
+    return (await body()) as T;
+  } catch (err) {
+    return failure(err);
+  }
+}
+
+export function createMcpServer(api: AgentApi, version = '0.1.0'): McpServer {
+  const server = new McpServer({ name: 'warden', version }, { instructions: 'Sandboxes for running code safely. Create a sandbox, write files under /workspace, exec commands, read results, destroy it when done.' });
+  const sandbox = z.string().min(1).max(128).describe('sandbox id or name');
+  const path = z.string().min(1).max(4096).describe('path under /workspace (relative paths are relative to /workspace)');
+
+  server.registerTool(
+    'create_sandbox',
+    {
+      description: 'Create and start an isolated Linux sandbox (no network unless policy allows; files live in /workspace). Returns its id and name.',
+      inputSchema: { name: z.string().optional(), image: z.string().optional(), labels: z.record(z.string(), z.string()).optional(), memory: z.string().optional().describe('e.g. 512m'), cpus: z.number().optional(), network: z.enum(['none', 'nat']).optional(), ttlSeconds: z.number().int().optional() },
+    },
+    (args) =>
+      guarded(async () => {
+        const spec = Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));
+        const info = await api.createSandbox(spec);
+        return text(JSON.stringify({ id: info.id, name: info.name, image: info.image, network: info.network, state: info.state }));
+      }),
+  );
+
+  server.registerTool('list_sandboxes', { description: 'List the sandboxes this agent may use.', inputSchema: {} }, () =>
+    guarded(async () => text(JSON.stringify((await api.listSandboxes()).map((s) => ({ id: s.id, name: s.name, state: s.state, image: s.image }))))),
+  );
+
+  server.registerTool(
+    'exec',
+    {
+      description: 'Run a command in a sandbox. `cmd` is an argv array or a shell string (run with sh -c). Output streams as progress notifications; the result has the exit code, stdout and stderr.',
+      inputSchema: { sandbox, cmd: z.union([z.array(z.string()).min(1), z.string().min(1)]), cwd: z.string().optional(), timeoutMs: z.number().int().positive().optional(), stdin: z.string().optional() },
+    },
+    (args, extra) =>
+      guarded(async () => {
+        const token = extra._meta?.progressToken;
+        let progress = 0;
+        const r = await api.exec(args.sandbox, { cmd: args.cmd, ...(args.cwd ? { cwd: args.cwd } : {}), ...(args.timeoutMs ? { timeoutMs: args.timeoutMs } : {}), ...(args.stdin !== undefined ? { stdin: args.stdin } : {}) }, (stream, chunk) => {
+          if (token === undefined) return;
+          progress++;
+          void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, message: `${stream}: ${chunk.slice(0, 2000)}` } }).catch(() => undefined);
+        });
+        const body = [`exit code: ${r.code}${r.timedOut ? ' (timed out)' : ''}${r.truncated ? ' (output truncated)' : ''}`, `--- stdout ---\n${r.stdout.toString('utf8')}`, `--- stderr ---\n${r.stderr.toString('utf8')}`].join('\n');
+        return { ...text(body), ...(r.code !== 0 ? { isError: false } : {}) };
+      }),
+  );
+
+  server.registerTool('read_file', { description: 'Read a text file from the sandbox workspace.', inputSchema: { sandbox, path } }, (args) =>
+    guarded(async () => {
+      const data = await api.readFile(args.sandbox, args.path);
+      return text(data.toString('utf8'));
+    }),
+  );
+
+  server.registerTool('write_file', { description: 'Write (create or replace) a file in the sandbox workspace; parent directories are created.', inputSchema: { sandbox, path, content: z.string() } }, (args) =>
+    guarded(async () => {
+      const w = await api.writeFile(args.sandbox, args.path, Buffer.from(args.content, 'utf8'));
+      return text(`wrote ${w.bytes} bytes to ${w.path} (sha256 ${w.sha256})`);
+    }),
+  );
+
+  server.registerTool('list_files', { description: 'List a directory of the sandbox workspace (default /workspace).', inputSchema: { sandbox, path: path.optional() } }, (args) =>
+    guarded(async () => {
+      const list = await api.listFiles(args.sandbox, args.path);
+      return text(list.entries.map((e) => `${e.type === 'dir' ? 'd' : e.type === 'symlink' ? 'l' : '-'} ${String(e.size).padStart(10)} ${e.name}`).join('\n') || '(empty)');
+    }),
+  );
+
+  server.registerTool('destroy_sandbox', { description: 'Destroy a sandbox and everything in it.', inputSchema: { sandbox } }, (args) =>
+    guarded(async () => {
+      const gone = await api.destroySandbox(args.sandbox);
+      return text(`destroyed ${gone.name}`);
+    }),
+  );
+  return server;
+}
