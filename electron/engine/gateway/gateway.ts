@@ -307,8 +307,8 @@ export class Gateway implements GatewayMethodHandlers {
   }
 
   async readFile(ctx: AgentContext, ref: string, path: string, hooks?: CallHooks): Promise<Buffer> {
-    const comps = workspaceComponents(path);
-    const full = workspacePath(comps);
+    let comps: string[] = [];
+    let full = path;
     const info = await this.resolve(ctx, ref);
     const run = this.openRun(ctx, info);
     const policy = this.effective(info);
@@ -317,10 +317,14 @@ export class Gateway implements GatewayMethodHandlers {
       run,
       sandboxId: info.id,
       tool: 'file.read',
-      args: { path: full },
+      args: { path },
       policy,
       hooks,
-      verdict: () => this.fileVerdict(ctx, policy, full, false, 'read'),
+      verdict: () => {
+        comps = workspaceComponents(path);
+        full = workspacePath(comps);
+        return this.fileVerdict(ctx, policy, full, false, 'read');
+      },
       body: async (call) => {
         const data = await readFileIn(this.engine.podman.connection, info.id, comps, this.policy.files.maxReadBytes);
         this.audit.append({ actor: ctx.agent, sandboxId: info.id, kind: 'file.read', payload: { runId: run.id, callId: call.id, path: full, bytes: data.length, sha256: sha256(data) } });
@@ -335,9 +339,8 @@ export class Gateway implements GatewayMethodHandlers {
   }
 
   async writeFile(ctx: AgentContext, ref: string, path: string, data: Buffer, hooks?: CallHooks): Promise<FileWritten> {
-    const comps = workspaceComponents(path);
-    const full = workspacePath(comps);
-    if (comps.length === 0) throw new WardenError('E_BAD_INPUT', '/workspace is a directory; name a file in it');
+    let comps: string[] = [];
+    let full = path;
     if (data.length > this.policy.files.maxWriteBytes) throw new WardenError('E_TOO_LARGE', `the file is ${data.length} bytes, more than the ${this.policy.files.maxWriteBytes} the file API writes`);
     const info = await this.resolve(ctx, ref);
     const run = this.openRun(ctx, info);
@@ -348,10 +351,15 @@ export class Gateway implements GatewayMethodHandlers {
       run,
       sandboxId: info.id,
       tool: 'file.write',
-      args: { path: full, bytes: data.length, sha256: digest },
+      args: { path, bytes: data.length, sha256: digest },
       policy,
       hooks,
-      verdict: () => this.fileVerdict(ctx, policy, full, true, 'write'),
+      verdict: () => {
+        comps = workspaceComponents(path);
+        full = workspacePath(comps);
+        if (comps.length === 0) throw new WardenError('E_BAD_INPUT', '/workspace is a directory; name a file in it');
+        return this.fileVerdict(ctx, policy, full, true, 'write');
+      },
       body: async (call) => {
         const w = await writeFileIn(this.engine.podman.connection, info.id, comps, data);
         this.audit.append({ actor: ctx.agent, sandboxId: info.id, kind: 'file.written', payload: { runId: run.id, callId: call.id, path: full, bytes: w.bytes, sha256: w.sha256 } });
@@ -366,8 +374,8 @@ export class Gateway implements GatewayMethodHandlers {
   }
 
   async listFiles(ctx: AgentContext, ref: string, path = '/workspace', hooks?: CallHooks): Promise<FileList> {
-    const comps = workspaceComponents(path);
-    const full = workspacePath(comps);
+    let comps: string[] = [];
+    let full = path;
     const info = await this.resolve(ctx, ref);
     const run = this.openRun(ctx, info);
     const policy = this.effective(info);
@@ -376,10 +384,14 @@ export class Gateway implements GatewayMethodHandlers {
       run,
       sandboxId: info.id,
       tool: 'file.list',
-      args: { path: full },
+      args: { path },
       policy,
       hooks,
-      verdict: () => this.fileVerdict(ctx, policy, full, false, 'list'),
+      verdict: () => {
+        comps = workspaceComponents(path);
+        full = workspacePath(comps);
+        return this.fileVerdict(ctx, policy, full, false, 'list');
+      },
       body: async (call) => {
         const all = await listDirIn(this.engine.podman.connection, info.id, comps);
         const entries: FileEntry[] = all.filter((e) => pathAccess(policy.paths, `${full}/${e.name}`).access !== 'hidden');
