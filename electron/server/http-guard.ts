@@ -18,7 +18,7 @@ export function checkHostAndOrigin(headers: IncomingHttpHeaders, port: number): 
   }
   const origin = headers.origin;
   if (origin !== undefined) {
-    let ok = false;
+    let ok: boolean;
     try {
       const u = new URL(origin);
       ok = u.protocol === 'http:' && hosts.has(u.host.toLowerCase());

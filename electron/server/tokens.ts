@@ -40,7 +40,7 @@ export class TokenStore {
   }
 
   private reload(): void {
-    let mtime = -1;
+    let mtime: number;
     try {
       mtime = statSync(this.file).mtimeMs;
     } catch {
