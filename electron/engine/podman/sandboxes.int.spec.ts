@@ -91,6 +91,19 @@ describe('sandbox hardening', () => {
   });
 });
 
+describe('sandbox network and environment', () => {
+  it('gives a NAT interface only when asked, and passes the spec env to commands', async () => {
+    const sb = await t.create({ network: 'nat', env: { PROJECT: 'warden', EMPTY: '' } });
+    expect(sb.network).toBe('nat');
+    const net = await sh(sb.id, 'ls /sys/class/net');
+    const interfaces = net.out.trim().split(/\s+/);
+    expect(interfaces).toContain('lo');
+    expect(interfaces.length).toBeGreaterThan(1);
+    const env = await sh(sb.id, 'echo "$PROJECT|${EMPTY-unset}"');
+    expect(env.out.trim()).toBe('warden|');
+  });
+});
+
 describe('sandbox lifecycle', () => {
   it('stops, starts, pauses, resumes, restarts and destroys', async () => {
     const sb = await t.create();
