@@ -1,6 +1,7 @@
 // The agent API end to end against real Podman: an agent's whole task, then every adversarial case.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
+import { spawnSync } from 'node:child_process';
 import WebSocket from 'ws';
 import { WardenError } from '../../shared/errors.js';
 import { collectExec } from '../engine/podman/exec-session.js';
@@ -99,6 +100,10 @@ describe('an agent script over HTTP', () => {
     expect(exec.exitCode).toBe(0);
     expect(exec.preview).toBe('hello from 42\n');
     expect(mine.find((e) => e.kind === 'exec.finished')!.payload).toMatchObject({ stdoutDigest: exec.digests.stdout });
+    // the chain holds: `warden audit verify` on this home
+    const verify = spawnSync(process.execPath, ['--import', 'tsx', 'electron/cli/index.ts', 'audit', 'verify', '--json'], { env: { ...process.env, WARDEN_HOME: ts.t.home }, encoding: 'utf8' });
+    expect(verify.status, verify.stderr).toBe(0);
+    expect(JSON.parse(verify.stdout)).toMatchObject({ ok: true, entries: ts.audit.entries.length });
   });
 
   it('streams binary output as base64 and text as text', async () => {

@@ -1,5 +1,5 @@
 // A real server on a real Podman for the specs and the bench: a temp home, a given policy, and an
-// in-memory audit sink standing in for the ledger (append returns { seq } like the ledger does).
+// real ledger in that home (MemoryAudit stands in where a spec needs no chain).
 import { openTestEngine, type TestEngine } from '../test-support/podman-fixture.js';
 import { TEST_LABEL_KEY } from '../test-support/test-label.js';
 import type { AuditRecord } from '../engine/audit-sink.js';
@@ -8,6 +8,8 @@ import { PolicySchema, type Policy } from '../../shared/types/policy.js';
 import { readFileSync } from 'node:fs';
 import { startServer, type RunningServer } from './index.js';
 import { WardenClient } from './client.js';
+import { openAuditLedger } from '../engine/open-ledger.js';
+import type { Ledger } from '../engine/ledger/index.js';
 
 export interface MemoryEntry extends AuditRecord {
   seq: number;
@@ -33,10 +35,24 @@ export function policyWith(patch: (p: Policy) => void): Policy {
   return PolicySchema.parse(p);
 }
 
+/** The real ledger of the test home, read back as a list (what the specs compare with). */
+export class LedgerAudit {
+  constructor(readonly ledger: Ledger) {}
+  append(r: AuditRecord) {
+    return this.ledger.append(r);
+  }
+  get entries(): MemoryEntry[] {
+    return this.ledger.entries({}).map((e) => ({ seq: e.seq, actor: e.actor, sandboxId: e.sandboxId, kind: e.kind, payload: e.payload }));
+  }
+  close(): void {
+    this.ledger.close();
+  }
+}
+
 export interface TestServer {
   server: RunningServer;
   t: TestEngine;
-  audit: MemoryAudit;
+  audit: LedgerAudit;
   agent(name: string, runKey?: string): WardenClient;
   user(): WardenClient;
   labels: Record<string, string>;
@@ -45,7 +61,7 @@ export interface TestServer {
 
 export async function openTestServer(policy: Policy = defaultPolicy()): Promise<TestServer> {
   const t = await openTestEngine();
-  const audit = new MemoryAudit();
+  const audit = new LedgerAudit(openAuditLedger(t.home));
   const server = await startServer({ home: t.home, policy, podman: t.engine, audit, watch: false, announce: false });
   const clients = new Map<string, string>();
   return {

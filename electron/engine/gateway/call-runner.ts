@@ -2,7 +2,8 @@
 // policy (allow / deny / ask, waiting on a person for ask) → ledger entry for the decision → the
 // engine, under the agent's name → result into the run and the breaker. Every decision, allowed or
 // denied, is a ledger entry; a denied call never reaches the engine.
-import { toErrorInfo } from '../../../shared/errors.js';
+import { WardenError, toErrorInfo } from '../../../shared/errors.js';
+import { createHash } from 'node:crypto';
 import type { PolicyAction } from '../../../shared/types/policy.js';
 import type { CallDecision, DenyReason, ToolCallInfo, ToolName } from '../../../shared/types/run.js';
 import type { Approvals } from './approvals.js';
@@ -58,8 +59,19 @@ export class CallRunner {
     private readonly audit: ContextAuditSink,
   ) {}
 
+  /** Writes a decision to the ledger; if the ledger refuses it, the call does not go ahead (fail closed). */
   private record(call: ToolCallInfo, actor: string, sandboxId: string | null, kind: string, payload: Record<string, unknown>): void {
-    this.audit.run({ actor, onSeq: (seq) => this.addSeq(call, seq) }, () => this.audit.append({ actor, sandboxId, kind, payload }));
+    const bounded = { ...payload, ...('args' in payload ? { args: boundArgs(payload.args as Record<string, unknown>) } : {}) };
+    try {
+      this.audit.run({ actor, onSeq: (seq) => this.addSeq(call, seq) }, () => this.audit.append({ actor, sandboxId, kind, payload: bounded }));
+    } catch (err) {
+      if (call.status === 'denied') return; // the denial itself is thrown by the caller
+      call.status = 'failed';
+      call.error = { code: 'E_LEDGER', message: `the ledger did not take the decision: ${(err as Error).message}` };
+      call.endedAt = new Date().toISOString();
+      this.runs.callChanged(call);
+      throw new WardenError('E_LEDGER', `the call was not run because the ledger could not record it: ${(err as Error).message}`);
+    }
   }
 
   private addSeq(call: ToolCallInfo, seq: number): void {
@@ -192,4 +204,15 @@ export class CallRunner {
     call.endedAt = new Date().toISOString();
     call.durationMs = Date.parse(call.endedAt) - Date.parse(call.startedAt);
   }
+}
+
+const MAX_ARGS_JSON = 8 * 1024;
+
+/** Arguments for the record: kept whole when small, else a digest, the keys and a preview. */
+export function boundArgs(args: Record<string, unknown>): Record<string, unknown> {
+  const text = JSON.stringify(args) ?? '';
+  // JSON.stringify writes a lone surrogate as an escape; the ledger refuses such strings.
+  const loneSurrogate = /\\ud[89a-f][0-9a-f]{2}/i.test(text);
+  if (text.length <= MAX_ARGS_JSON && !loneSurrogate) return args;
+  return { truncated: true, sha256: createHash('sha256').update(text).digest('hex'), bytes: Buffer.byteLength(text), keys: Object.keys(args), preview: text.slice(0, 1024) };
 }

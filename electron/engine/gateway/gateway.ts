@@ -13,7 +13,7 @@ import type { WardenEngine } from '../engine.js';
 import { argvOf, type ExecHandlers } from '../podman/exec-session.js';
 import { Approvals } from './approvals.js';
 import type { ContextAuditSink } from './audit-context.js';
-import { CallRunner, type AgentContext, type CallHooks, type PolicyVerdict } from './call-runner.js';
+import { CallRunner, boundArgs, type AgentContext, type CallHooks, type PolicyVerdict } from './call-runner.js';
 import { decideCommand } from './command-policy.js';
 import { GatewayDenial } from './denial.js';
 import { listDirIn, readFileIn, writeFileIn } from './file-helper.js';
@@ -438,9 +438,3 @@ function pickExec(r: ExecResult): ExecResult {
   return { exitCode: r.exitCode, durationMs: r.durationMs, timedOut: r.timedOut, stdoutBytes: r.stdoutBytes, stderrBytes: r.stderrBytes, truncated: r.truncated, oomKilled: r.oomKilled };
 }
 
-/** Arguments for the record: short values kept, long ones cut. */
-function boundArgs(input: Record<string, unknown>): Record<string, unknown> {
-  const text = JSON.stringify(input);
-  if (text.length <= 4096) return input;
-  return { truncated: true, sha256: sha256(Buffer.from(text)), keys: Object.keys(input) };
-}
