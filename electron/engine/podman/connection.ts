@@ -1,5 +1,7 @@
 // One Podman endpoint: found or started, watched, and reconnected with backoff when it goes away.
 import { EventEmitter } from 'node:events';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import Dockerode from 'dockerode';
 import { WardenError } from '../../../shared/errors.js';
 import type { ConnectionInfo, ConnectionStatus, RuntimeCheck } from '../../../shared/types/engine.js';
@@ -32,6 +34,23 @@ interface LibpodInfo {
 }
 
 const LIBPOD = '/v4.0.0/libpod';
+const INFO_CACHE_FILE = 'engine-info.json';
+
+interface EngineInfoCache {
+  key: string;
+  details: Pick<ConnectionInfo, 'version' | 'apiVersion' | 'rootless' | 'cgroupVersion'>;
+  serviceRuntime: string | null;
+}
+
+/** Path, inode and change time of the socket file: different for every service that binds it. */
+function socketIdentity(socketPath: string): string | null {
+  try {
+    const st = statSync(socketPath);
+    return `${socketPath}|${st.ino}|${st.ctimeMs}`;
+  } catch {
+    return null;
+  }
+}
 
 /** A query string as the modem wants it: repeated keys become arrays (it repeats them again). */
 function queryObject(search: string): Record<string, string | string[]> {
@@ -77,7 +96,7 @@ export class PodmanConnection extends EventEmitter<{ status: [ConnectionStatus] 
   static async open(options: ConnectOptions): Promise<PodmanConnection> {
     const candidate = await PodmanConnection.locate(options);
     const conn = new PodmanConnection(candidate.socket.path, candidate.socket.source, candidate.service, options);
-    await conn.refreshInfo();
+    await conn.loadInfo();
     return conn;
   }
 
@@ -125,6 +144,34 @@ export class PodmanConnection extends EventEmitter<{ status: [ConnectionStatus] 
       runtimes: this.runtimes,
       defaultRuntime: this.defaultRuntime,
     };
+  }
+
+  /**
+   * Podman's /info takes 250–400 ms (it asks the runtimes and storage), too slow for every CLI
+   * command. What Warden needs of it cannot change while the same service runs, so it is cached
+   * per socket file: a restarted service makes a new socket, and so a new key.
+   */
+  private async loadInfo(): Promise<void> {
+    const file = join(this.options.home, INFO_CACHE_FILE);
+    const key = socketIdentity(this.socketPath);
+    try {
+      const cached = JSON.parse(readFileSync(file, 'utf8')) as EngineInfoCache;
+      if (key && cached.key === key) {
+        this.details = cached.details;
+        this.serviceRuntime = cached.serviceRuntime;
+        return;
+      }
+    } catch {
+      // no cache yet
+    }
+    await this.refreshInfo();
+    if (key) {
+      try {
+        writeFileSync(file, JSON.stringify({ key, details: this.details, serviceRuntime: this.serviceRuntime } satisfies EngineInfoCache), { mode: 0o600 });
+      } catch {
+        // a read-only home only costs speed
+      }
+    }
   }
 
   async refreshInfo(): Promise<void> {
