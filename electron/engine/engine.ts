@@ -134,13 +134,14 @@ export class WardenEngine implements MethodHandlers {
         onStdout: (c) => {
           hashOut.update(c);
           keep(out, c);
-          handlers.onStdout?.(c);
+          return handlers.onStdout?.(c);
         },
         onStderr: (c) => {
           hashErr.update(c);
           keep(err, c);
-          handlers.onStderr?.(c);
+          return handlers.onStderr?.(c);
         },
+        ...(handlers.drain ? { drain: handlers.drain } : {}),
       });
       const digests = { stdoutDigest: hashOut.digest('hex'), stderrDigest: hashErr.digest('hex') };
       this.record(sandbox.id, 'exec.finished', {

@@ -12,14 +12,23 @@ interface ExecOptions {
   user?: string;
 }
 
-/** Writes to our stdout/stderr, waiting when the pipe is full so large output is never lost. */
-function writer(stream: NodeJS.WriteStream) {
-  let pending: Promise<void> = Promise.resolve();
+/** Our stdout and stderr as exec handlers: a full pipe pauses the sandbox's output until it drains. */
+function terminalSinks() {
+  const pending = new Map<NodeJS.WriteStream, Promise<void>>();
+  const sink = (stream: NodeJS.WriteStream) => (chunk: Buffer) => {
+    if (stream.write(chunk)) return true;
+    // One wait per full stream, however many writes found it full.
+    if (!pending.has(stream)) {
+      pending.set(stream, new Promise<void>((resolve) => stream.once('drain', () => (pending.delete(stream), resolve()))));
+    }
+    return false;
+  };
   return {
-    write(chunk: Buffer) {
-      if (!stream.write(chunk)) pending = new Promise((resolve) => stream.once('drain', resolve));
+    onStdout: sink(process.stdout),
+    onStderr: sink(process.stderr),
+    drain: async () => {
+      await Promise.all([...pending.values()]);
     },
-    drained: () => pending,
   };
 }
 
@@ -47,10 +56,9 @@ export function registerExec(program: Command): void {
             timeoutMs: seconds === undefined ? undefined : Math.round(seconds * 1000),
           },
         });
-        const out = writer(process.stdout);
-        const err = writer(process.stderr);
-        const result = await withEngine((engine) => engine.execStream(ref, request, { onStdout: out.write, onStderr: err.write }));
-        await Promise.all([out.drained(), err.drained()]);
+        const sinks = terminalSinks();
+        const result = await withEngine((engine) => engine.execStream(ref, request, sinks));
+        await sinks.drain();
         if (result.timedOut) process.stderr.write(`warden: timed out after ${seconds}s; the command and its children were killed\n`);
         if (result.oomKilled) process.stderr.write('warden: the command was killed for running out of memory (the sandbox memory limit); create the sandbox with a larger --memory\n');
         if (result.truncated) process.stderr.write('warden: output was cut at the output limit\n');

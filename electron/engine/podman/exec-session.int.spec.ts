@@ -103,6 +103,29 @@ open('/tmp/digests', 'w').write(ho.hexdigest() + ' ' + he.hexdigest() + ' ' + st
     expect(arrivals.length).toBeGreaterThanOrEqual(2);
     expect(arrivals[0]!).toBeLessThan(arrivals[arrivals.length - 1]! - 400);
   });
+
+  it('pauses the command while a slow consumer catches up, and loses nothing', async () => {
+    let received = 0;
+    let paused = 0;
+    let release: (() => void) | null = null;
+    const r = await runExec(t.engine.connection, sb.id, { cmd: ['head', '-c', '20000000', '/dev/zero'] }, {
+      onStdout: (c) => {
+        received += c.length;
+        // Ask for a pause every ~2 MB, as a full pipe would.
+        if (Math.floor((received - c.length) / 2e6) !== Math.floor(received / 2e6)) return false;
+        return true;
+      },
+      drain: () =>
+        new Promise<void>((resolve) => {
+          paused += 1;
+          release = resolve;
+          setTimeout(() => release?.(), 20);
+        }),
+    });
+    expect(r.exitCode).toBe(0);
+    expect(received).toBe(20_000_000);
+    expect(paused).toBeGreaterThanOrEqual(5);
+  });
 });
 
 describe('limits', () => {

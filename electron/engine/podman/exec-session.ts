@@ -64,6 +64,11 @@ async function newOomKill(conn: PodmanConnection, containerId: string): Promise<
 export interface ExecHandlers {
   onStdout?: ChunkHandler;
   onStderr?: ChunkHandler;
+  /**
+   * Resolves when a consumer that returned false from onStdout/onStderr can take more. Until then
+   * the engine's stream is paused, so a slow reader holds the command back instead of memory growing.
+   */
+  drain?: () => Promise<void>;
 }
 
 export function argvOf(cmd: ExecRequest['cmd']): string[] {
@@ -137,6 +142,15 @@ export async function runExec(conn: PodmanConnection, containerId: string, req: 
       } catch (err) {
         stream.destroy();
         reject(err);
+        return;
+      }
+      if ((stdout.wantsPause || stderr.wantsPause) && handlers.drain) {
+        stdout.wantsPause = stderr.wantsPause = false;
+        stream.pause();
+        handlers.drain().then(
+          () => stream.resume(),
+          () => stream.resume(),
+        );
       }
     });
     stream.once('end', resolve);

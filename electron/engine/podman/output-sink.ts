@@ -1,11 +1,14 @@
 // One stream (stdout or stderr) of an exec: counts every byte, forwards at most `limit` of them.
 
-export type ChunkHandler = (chunk: Buffer) => void;
+/** Receives output; returning exactly false asks the producer to pause until the consumer drains. */
+export type ChunkHandler = (chunk: Buffer) => unknown;
 
 export class OutputSink {
   total = 0;
   kept = 0;
   truncated = false;
+  /** Set when a handler call asked for a pause; the exec session clears it when it pauses. */
+  wantsPause = false;
 
   constructor(
     private readonly limit: number,
@@ -21,10 +24,10 @@ export class OutputSink {
     } else if (chunk.length > room) {
       this.truncated = true;
       this.kept += room;
-      this.onChunk?.(chunk.subarray(0, room));
+      if (this.onChunk?.(chunk.subarray(0, room)) === false) this.wantsPause = true;
     } else {
       this.kept += chunk.length;
-      this.onChunk?.(chunk);
+      if (this.onChunk?.(chunk) === false) this.wantsPause = true;
     }
   };
 }
