@@ -22,11 +22,16 @@ export function hardenApp(isAllowedUrl: (url: string) => boolean): void {
   });
 }
 
-/** Called once the app is ready: the default session answers every permission question with no. */
-export function denyPermissions(): void {
+/**
+ * Called once the app is ready: the default session answers every permission question with no,
+ * except writing the clipboard from our own page (the terminal's Ctrl+Shift+C, which Chromium
+ * allows only during a person's gesture).
+ */
+export function denyPermissions(isAllowedUrl: (url: string) => boolean): void {
   const ses = session.defaultSession;
-  ses.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
-  ses.setPermissionCheckHandler(() => false);
+  const allowed = (permission: string, origin: string) => permission === 'clipboard-sanitized-write' && isAllowedUrl(origin);
+  ses.setPermissionRequestHandler((contents, permission, callback) => callback(allowed(permission, contents.getURL())));
+  ses.setPermissionCheckHandler((_contents, permission, origin) => allowed(permission, origin));
   ses.setDevicePermissionHandler(() => false);
   ses.on('will-download', (event) => event.preventDefault());
 }

@@ -51,7 +51,7 @@ if (!app.requestSingleInstanceLock()) {
   });
 
   void app.whenReady().then(() => {
-    denyPermissions();
+    denyPermissions(isTrustedOrigin);
     handleAppProtocol(join(here, '../renderer'));
     door = new IpcDoor(host, hub, isTrustedOrigin);
     void host.start();

@@ -50,7 +50,8 @@ export function LiveChart({ sandboxId, title, lines, format, range, headline, te
         y: { range: (_u, _min, max) => props.current.range(max) },
       },
       axes: [
-        { ...AXIS, values: (_u, ticks) => ticks.map((t) => new Date(t * 1000).toLocaleTimeString([], { minute: '2-digit', second: '2-digit' })) },
+        // uPlot's own time ticks: they pick seconds or minutes to suit the span shown.
+        { ...AXIS },
         { ...AXIS, size: 64, values: (_u, ticks) => ticks.map((t) => props.current.format(t)) },
       ],
       series: [

@@ -41,7 +41,9 @@ export function Sparkline({ sandboxId, metric, label, testId }: Props) {
       if (!ctx) return;
       ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
       ctx.clearRect(0, 0, w, h);
-      const pts = values.slice(-POINTS);
+      const recent = values.slice(-POINTS);
+      // One sample is a flat line until the next arrives.
+      const pts = recent.length === 1 ? [recent[0]!, recent[0]!] : recent;
       const step = w / (POINTS - 1);
       const x0 = w - (pts.length - 1) * step;
       const y = (v: number) => h - 1 - (Math.min(v, max) / max) * (h - 2);

@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+// `npm start`: the desktop app where Electron's binary is installed; otherwise the web shell
+// (`warden serve`), which prints the control panel's address with a one-time login link.
+//   npm start              whichever fits this machine
+//   npm start -- --web     the web shell even where Electron exists
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const forceWeb = process.argv.includes('--web');
+
+function run(cmd, args, what) {
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0) {
+    process.stderr.write(`npm start: ${what} failed\n`);
+    process.exit(r.status ?? 1);
+  }
+}
+
+function electronBinary() {
+  try {
+    const pkg = createRequire(join(root, 'package.json')).resolve('electron/package.json');
+    const pathFile = join(dirname(pkg), 'path.txt');
+    if (!existsSync(pathFile)) return null;
+    const bin = join(dirname(pkg), 'dist', readFileSync(pathFile, 'utf8').trim());
+    return existsSync(bin) ? bin : null;
+  } catch {
+    return null;
+  }
+}
+
+// Podman, the sandbox image and friends (quick when all is there).
+run('bash', [join(root, 'scripts/setup.sh'), '--no-browser'], 'machine set-up');
+// The CLI and the renderer, from the current sources.
+run(process.execPath, [join(root, 'scripts/build-cli.mjs')], 'building the CLI');
+run(process.execPath, [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build', '--logLevel', 'warn'], 'building the app');
+
+const electron = forceWeb ? null : electronBinary();
+if (electron) {
+  // better-sqlite3 must match Electron's ABI inside the app; `npm test` runs under Node, so the
+  // Node build is put back when the app exits.
+  const rebuild = (args) => spawnSync('npx', ['--no-install', ...args], { cwd: root, stdio: 'inherit' }).status === 0;
+  const rebuilt = rebuild(['electron-rebuild', '-f', '-o', 'better-sqlite3']) || rebuild(['electron-builder', 'install-app-deps']);
+  if (!rebuilt) process.stderr.write('npm start: could not rebuild better-sqlite3 for Electron (install @electron/rebuild); the ledger may not open\n');
+  const child = spawn(electron, [join(root, 'out/main/index.js')], { cwd: root, stdio: 'inherit' });
+  child.on('exit', (code) => {
+    if (rebuilt) spawnSync('npm', ['rebuild', 'better-sqlite3'], { cwd: root, stdio: 'inherit' });
+    process.exit(code ?? 0);
+  });
+} else {
+  if (!forceWeb) process.stderr.write('npm start: no Electron binary here: starting the web shell instead\n');
+  const child = spawn(process.execPath, [join(root, 'bin/warden.mjs'), 'serve'], { cwd: root, stdio: 'inherit' });
+  const stop = () => child.kill('SIGTERM');
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  child.on('exit', (code) => process.exit(code ?? 0));
+}
