@@ -1,0 +1,64 @@
+import { describe, expect, it, vi } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { IPC_CHANNELS } from '../../../shared/contracts/methods.js';
+import { OutputBatcher } from './output-batcher.js';
+import { WebShellLogin, readCookie, sessionCookie } from './login.js';
+import { allowedHosts, hostAllowed, originAllowed } from './origin-check.js';
+import { parseUiRequest } from './ui-session.js';
+
+describe('output batching', () => {
+  it('joins chunks within a few ms and never splits a UTF-8 character', () => {
+    vi.useFakeTimers();
+    const out: string[] = [];
+    const b = new OutputBatcher((d) => out.push(d));
+    const euro = Buffer.from('€');
+    b.push(Buffer.from('a'));
+    b.push(euro.subarray(0, 1));
+    b.push(euro.subarray(1));
+    expect(out).toEqual([]);
+    vi.advanceTimersByTime(10);
+    expect(out).toEqual(['a€']);
+    vi.useRealTimers();
+  });
+});
+
+describe('web shell login', () => {
+  it('takes a code once, the UI token many times, and nothing else', () => {
+    const login = new WebShellLogin('t'.repeat(43));
+    const code = login.issueCode();
+    const session = login.exchange(code);
+    expect(session).toBeTruthy();
+    expect(login.exchange(code)).toBeNull();
+    expect(login.exchange('t'.repeat(43))).toBeTruthy();
+    expect(login.exchange('nope')).toBeNull();
+    expect(login.check(`a=b; ${sessionCookie(session!).split(';')[0]}`)).toBe(true);
+    expect(login.check('warden_ui=forged')).toBe(false);
+    expect(sessionCookie('x')).toMatch(/HttpOnly; SameSite=Strict/);
+    expect(readCookie('a=1; b=2', 'b')).toBe('2');
+  });
+});
+
+describe('host and origin', () => {
+  it('answers only to its own loopback address and origin', () => {
+    const hosts = allowedHosts({ address: '127.0.0.1', family: 'IPv4', port: 4000 });
+    expect(hostAllowed(hosts, '127.0.0.1:4000')).toBe(true);
+    expect(hostAllowed(hosts, 'localhost:4000')).toBe(true);
+    expect(hostAllowed(hosts, 'evil.example:4000')).toBe(false);
+    expect(originAllowed('127.0.0.1:4000', 'http://127.0.0.1:4000')).toBe(true);
+    expect(originAllowed('127.0.0.1:4000', 'http://evil.example')).toBe(false);
+  });
+});
+
+describe('UI requests', () => {
+  it('are validated with the shared schemas, naming the field', () => {
+    expect(parseUiRequest('terminal.resize', { id: 'a', size: { cols: 80, rows: 24 } }).method).toBe('terminal.resize');
+    expect(() => parseUiRequest('sandbox.create', { memory: '12q' })).toThrow(/memory/);
+    expect(() => parseUiRequest('terminal.input', { id: 'a', data: 5 })).toThrow(/data/);
+    expect(() => parseUiRequest('shell.exec', {})).toThrow(/unknown method/);
+  });
+
+  it('the preload uses the channel names main listens on', () => {
+    const preload = readFileSync(new URL('../../preload/index.ts', import.meta.url), 'utf8');
+    for (const name of Object.values(IPC_CHANNELS)) expect(preload).toContain(`'${name}'`);
+  });
+});
