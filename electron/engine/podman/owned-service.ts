@@ -71,6 +71,9 @@ export class OwnedService {
       this.child = spawn('podman', [...runtimeArgs, 'system', 'service', `--time=${opts.idleSeconds}`, `unix://${this.socketPath}`], {
         stdio: ['ignore', logFd, logFd],
         env: localPodmanEnv(),
+        // conmon writes an `oom` marker into its working directory when an exec is OOM-killed:
+        // keep that in Warden's run directory, not wherever Warden was started.
+        cwd: runDir,
         detached: opts.detached,
       });
     } finally {
