@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalize, entryCanonical, entryHash, GENESIS_HASH } from './canonical.js';
+import { canonicalize, canonicalizeWithCopy, entryCanonical, entryHash, GENESIS_HASH } from './canonical.js';
 
 function double(bits: string): number {
   const view = new DataView(new ArrayBuffer(8));
@@ -115,6 +115,25 @@ describe('RFC 8785 canonical JSON', () => {
   it('sorts keys by UTF-16 code units, not code points', () => {
     // U+FB33 (one unit, 0xFB33) sorts after U+1F602 (surrogates 0xD83D 0xDE02) in UTF-16 order.
     expect(canonicalize({ '\ufb33': 1, '\u{1f602}': 2 })).toBe('{"\u{1f602}":2,"\ufb33":1}');
+  });
+
+  it('orders index-like keys as strings, not as JavaScript orders them', () => {
+    expect(canonicalize({ 2: 'b', 10: 'a', x: { 1: 0, 0: 1 } })).toBe('{"10":"a","2":"b","x":{"0":1,"1":0}}');
+  });
+
+  it('keeps a "__proto__" member as data, like JSON.parse', () => {
+    const value = JSON.parse('{"b":1,"__proto__":{"x":1}}') as unknown;
+    const { json, copy } = canonicalizeWithCopy(value);
+    expect(json).toBe('{"__proto__":{"x":1},"b":1}');
+    expect(copy).toEqual(JSON.parse(json));
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+  });
+
+  it('returns a plain copy equal to parsing its own text', () => {
+    const value = { z: [1, -0, 'x'], a: { d: new Date(0), u: undefined }, m: 'é😂' };
+    const { json, copy } = canonicalizeWithCopy(value);
+    expect(copy).toEqual(JSON.parse(json));
+    expect(copy).not.toBe(value);
   });
 
   it('drops undefined members like JSON.stringify and uses toJSON', () => {

@@ -79,7 +79,85 @@ function encode(value: unknown, depth: number): string {
 
 /** RFC 8785 canonical JSON text of a value; throws E_BAD_INPUT for anything outside I-JSON. */
 export function canonicalize(value: unknown): string {
-  return encode(value, 0);
+  return canonicalizeWithCopy(value).json;
+}
+
+// Array-index keys ("0", "7", "10") are ordered numerically by JavaScript objects whatever the
+// insertion order, so a copy holding two of them may not stringify in code-unit order.
+const INDEX_KEY = /^(?:0|[1-9][0-9]{0,9})$/;
+// A \ud800–\udfff escape preceded by an even number of backslashes (so not itself escaped text).
+const ESCAPED_SURROGATE = /(?:^|[^\\])(?:\\\\)*\\ud[89a-f]/;
+
+interface Normalized {
+  copy: unknown;
+  /** JSON.stringify of the copy is not canonical (index-like keys): use the explicit encoder. */
+  slow: boolean;
+}
+
+/**
+ * A plain-data copy of the value with every object's keys inserted in canonical order, validated on
+ * the way (finite numbers, well-formed strings, plain objects, no cycles).
+ */
+function normalize(value: unknown, depth: number, state: Normalized): unknown {
+  if (depth > MAX_DEPTH) bad(`payload nests deeper than ${MAX_DEPTH} levels (or holds a cycle)`);
+  switch (typeof value) {
+    case 'string':
+      return value; // unpaired surrogates are caught once, in the finished text
+    case 'number':
+      if (!Number.isFinite(value)) bad(`payload holds a number JSON cannot represent (${String(value)})`);
+      return value === 0 ? 0 : value; // -0 is "0" in JSON
+    case 'boolean':
+      return value;
+    case 'object': {
+      if (value === null) return null;
+      if (Array.isArray(value)) {
+        const out = new Array<unknown>(value.length);
+        for (let i = 0; i < value.length; i++) {
+          const item: unknown = value[i];
+          if (item === undefined || typeof item === 'function' || typeof item === 'symbol') bad('payload array holds undefined, a function or a symbol');
+          out[i] = normalize(item, depth + 1, state);
+        }
+        return out;
+      }
+      const withJson = value as { toJSON?: () => unknown };
+      if (typeof withJson.toJSON === 'function') return normalize(withJson.toJSON(), depth + 1, state);
+      const proto = Object.getPrototypeOf(value) as unknown;
+      if (proto !== Object.prototype && proto !== null) bad(`payload holds a ${(value as { constructor?: { name?: string } }).constructor?.name ?? 'non-plain'} object; convert it to plain JSON`);
+      // Default sort compares UTF-16 code units, which is the order RFC 8785 §3.2.3 prescribes.
+      const keys = Object.keys(value).sort();
+      const out: Record<string, unknown> = {};
+      let indexKeys = 0;
+      for (const key of keys) {
+        const item = (value as Record<string, unknown>)[key];
+        // Like JSON.stringify: members whose value is undefined are left out.
+        if (item === undefined) continue;
+        if (typeof item === 'function' || typeof item === 'symbol') bad(`payload member "${key}" is a function or a symbol`);
+        const c = key.charCodeAt(0);
+        if (c >= 48 && c <= 57 && INDEX_KEY.test(key) && ++indexKeys > 1) state.slow = true;
+        const v = normalize(item, depth + 1, state);
+        if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+        else out[key] = v;
+      }
+      return out;
+    }
+    default:
+      return bad(`payload holds a ${typeof value}, which JSON cannot represent`);
+  }
+}
+
+/**
+ * The canonical text and a plain copy of the value it encodes (what JSON.parse of the text gives).
+ * JSON.stringify already writes numbers (ECMAScript Number::toString) and well-formed strings exactly
+ * as RFC 8785 asks; with keys inserted in code-unit order it writes the whole canonical form, natively.
+ */
+export function canonicalizeWithCopy(value: unknown): { json: string; copy: unknown } {
+  const state: Normalized = { copy: undefined, slow: false };
+  const copy = normalize(value, 0, state);
+  const json = state.slow ? encode(copy, 0) : JSON.stringify(copy);
+  // Well-formed JSON.stringify writes an unpaired surrogate as a \udxxx escape, and never otherwise
+  // (other characters are written as themselves): one scan of the text finds any of them.
+  if (ESCAPED_SURROGATE.test(json)) bad('payload holds a string with an unpaired UTF-16 surrogate');
+  return { json, copy };
 }
 
 export interface CanonicalFields {

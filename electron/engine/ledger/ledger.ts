@@ -70,6 +70,8 @@ export class Ledger {
   private readonly timer: NodeJS.Timeout | null = null;
   private closed = false;
   private reportedError = '';
+  /** Transactions and entries this instance committed (for diagnostics and the bench). */
+  readonly stats = { commits: 0, entries: 0 };
 
   private constructor(
     readonly file: string,
@@ -97,7 +99,7 @@ export class Ledger {
         const hash = entryHash(entryCanonical({ seq, time, actor: it.actor, sandboxId: it.sandboxId, kind: it.kind, payloadJson: it.payloadJson, prevHash }));
         const hashBuf = Buffer.from(hash, 'hex');
         insert.run(seq, time, it.actor, it.sandboxId, it.kind, it.payloadJson, prevBuf, hashBuf);
-        out[i] = { seq, time, actor: it.actor, sandboxId: it.sandboxId, kind: it.kind, payload: JSON.parse(it.payloadJson) as unknown, prevHash, hash };
+        out[i] = { seq, time, actor: it.actor, sandboxId: it.sandboxId, kind: it.kind, payload: it.payload, prevHash, hash };
         prevHash = hash;
         prevBuf = hashBuf;
       }
@@ -135,6 +137,8 @@ export class Ledger {
   private commit(items: PreparedAppend[]): LedgerEntry[] {
     this.live();
     const entries = this.insertMany(items);
+    this.stats.commits += 1;
+    this.stats.entries += entries.length;
     for (const e of entries) {
       for (const fn of this.listeners) {
         try {
