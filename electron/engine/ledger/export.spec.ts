@@ -18,6 +18,7 @@ const hasPython = has('python3') && has('openssl');
 let t: TempLedger;
 let l: Ledger;
 let full: ReportBundle;
+let history: { before: ReportBundle; after: ReportBundle; fork: ReportBundle } | undefined;
 beforeAll(() => {
   t = tempLedger();
   l = t.open();
@@ -100,6 +101,7 @@ describe('evidence bundle', () => {
     expect(verifyBundle(forkBundle).ok).toBe(true); // fine on its own…
     expect(verifyBundle(forkBundle, { previous: before }).ok).toBe(true); // …and it does extend the older export…
     expect(verifyBundle(forkBundle, { previous: after }).firstBad).toEqual({ seq: 1, reason: 'checkpoint mismatch' }); // …but not the newer one
+    history = { before, after, fork: forkBundle };
   });
 
   it.each(tamper)('rejects a bundle with %s', (_what, change, firstBad) => {
@@ -155,6 +157,19 @@ describe.skipIf(!hasPython)('without Warden: the auditor script', () => {
     const r = python(b, '--key', full.publicKey.vkey);
     expect(r.out).toMatch(/^FAIL: /m);
     expect(r.code).toBe(1);
+  });
+
+  it('checks with --previous that a log extends an earlier bundle, and catches the fork', () => {
+    const { before, after, fork } = history!;
+    const prev = (b: ReportBundle) => {
+      const file = join(t.dir, `prev-${b.checkpoint.size}.json`);
+      writeFileSync(file, JSON.stringify(b));
+      return file;
+    };
+    expect(python(after, '--key', after.publicKey.vkey, '--previous', prev(before)).code).toBe(0);
+    const forked = python(fork, '--key', fork.publicKey.vkey, '--previous', prev(after));
+    expect(forked.out).toMatch(/^FAIL: entry 1: checkpoint mismatch/m);
+    expect(forked.code).toBe(1);
   });
 
   it('implements RFC 8785 numbers exactly (Appendix B vectors, via the script\'s es_number)', () => {

@@ -3,10 +3,11 @@
 
 Needs only the Python 3 standard library, plus openssl(1) 3.x for the Ed25519 signature.
 
-    python3 verify_bundle.py bundle.json [--key 'name+keyid+base64'] [--no-signature]
+    python3 verify_bundle.py bundle.json [--key 'name+keyid+base64'] [--previous older.json] [--no-signature]
 
 Pass --key with the signing key you obtained from somewhere other than the bundle; without it the
-key inside the bundle is used (which proves integrity, not who made it). Prints "OK ..." and exits 0
+key inside the bundle is used (which proves integrity, not who made it). --previous checks that this
+log extends the one an earlier bundle showed (a consistency proof), i.e. nothing was rewritten since. Prints "OK ..." and exits 0
 when every entry hash, chain link, inclusion proof and the checkpoint signature hold; prints the
 first problem and exits 1 otherwise.
 
@@ -105,6 +106,35 @@ def verify_inclusion(leaf, index, size, path, root):
     return sn == 0 and r == root
 
 
+def verify_consistency(size1, size2, root1, root2, path):
+    """RFC 9162 section 2.1.4.2: the tree of size1 is a prefix of the tree of size2."""
+    if size1 > size2 or any(len(p) != 32 for p in path):
+        return False
+    if size1 == size2:
+        return not path and root1 == root2
+    if size1 == 0:
+        return not path
+    if not path:
+        return False
+    if size1 & (size1 - 1) == 0:
+        path = [root1] + path
+    fn, sn = size1 - 1, size2 - 1
+    while fn % 2 == 1:
+        fn, sn = fn >> 1, sn >> 1
+    fr = sr = path[0]
+    for c in path[1:]:
+        if sn == 0:
+            return False
+        if fn % 2 == 1 or fn == sn:
+            fr, sr = node(c, fr), node(c, sr)
+            while fn % 2 == 0 and fn != 0:
+                fn, sn = fn >> 1, sn >> 1
+        else:
+            sr = node(sr, c)
+        fn, sn = fn >> 1, sn >> 1
+    return sn == 0 and fr == root1 and sr == root2
+
+
 def parse_vkey(vkey):
     name, key_id, material = vkey.split("+", 2)
     raw = base64.b64decode(material, validate=True)
@@ -178,11 +208,33 @@ def check(bundle, vkey, check_signature):
     return None
 
 
+def check_previous(bundle, older, vkey, check_signature):
+    """The log in `bundle` extends the log an older bundle showed (same key): None, or (seq, reason)."""
+    origin, size, root = open_note(bundle["checkpoint"]["note"], vkey, check_signature)
+    old_origin, old_size, old_root = open_note(older["checkpoint"]["note"], vkey, check_signature)
+    if old_origin != origin:
+        return (1, "checkpoint mismatch")
+    if old_size > size:
+        return (size + 1, "checkpoint mismatch")
+    if old_size == size:
+        return None if old_root == root else (1, "checkpoint mismatch")
+    for c in bundle["consistency"]:
+        path = [bytes.fromhex(h) for h in c["path"]]
+        if c["fromSize"] == old_size and c["toSize"] == size and verify_consistency(old_size, size, old_root, root, path):
+            return None
+    return (1, "checkpoint mismatch")
+
+
+def option(argv, name):
+    if name in argv and argv.index(name) + 1 < len(argv):
+        return argv[argv.index(name) + 1]
+    return None
+
+
 def main(argv):
-    vkey = None
-    if "--key" in argv and argv.index("--key") + 1 < len(argv):
-        vkey = argv[argv.index("--key") + 1]
-    args = [a for a in argv if not a.startswith("--") and a != vkey]
+    vkey = option(argv, "--key")
+    previous = option(argv, "--previous")
+    args = [a for a in argv if not a.startswith("--") and a not in (vkey, previous)]
     if len(args) != 1:
         print(__doc__.strip().split("\n\n")[1])
         return 2
@@ -193,6 +245,9 @@ def main(argv):
         print("note: using the key inside the bundle; pass --key with a key you trust to prove who signed it", file=sys.stderr)
     try:
         bad = check(bundle, vkey, "--no-signature" not in argv)
+        if not bad and previous:
+            with open(previous, encoding="utf-8") as f:
+                bad = check_previous(bundle, json.load(f), vkey, "--no-signature" not in argv)
     except (ValueError, KeyError, TypeError) as err:
         print("FAIL: checkpoint: %s" % err)
         return 1
