@@ -84,7 +84,7 @@ try {
   const l = summarize(latencies);
   const total = AGENTS * CALLS;
   // every call's decision is in the ledger, under its agent, with its run and call ids
-  const decided = ledger.entries({ fromSeq: seqBefore + 1 }).filter((e) => e.kind === 'policy.allowed' || e.kind === 'policy.denied');
+  const decided = ledger.entries({ fromSeq: seqBefore + 1, limit: 100_000 }).filter((e) => e.kind === 'policy.allowed' || e.kind === 'policy.denied');
   const runCalls = server.gateway.runs.list().filter((r) => r.key?.startsWith('load-')).reduce((n, r) => n + r.calls - 1, 0);
   const callSeqsMissing = server.gateway.runs
     .list()

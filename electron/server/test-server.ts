@@ -42,7 +42,7 @@ export class LedgerAudit {
     return this.ledger.append(r);
   }
   get entries(): MemoryEntry[] {
-    return this.ledger.entries({}).map((e) => ({ seq: e.seq, actor: e.actor, sandboxId: e.sandboxId, kind: e.kind, payload: e.payload }));
+    return this.ledger.entries({ limit: 100_000 }).map((e) => ({ seq: e.seq, actor: e.actor, sandboxId: e.sandboxId, kind: e.kind, payload: e.payload }));
   }
   close(): void {
     this.ledger.close();
