@@ -7,7 +7,7 @@ import type { GatewayMethodHandlers, GatewayMethodParams } from '../../../shared
 import type { ApiExecBody, FileEntry, FileList, FileWritten } from '../../../shared/types/api.js';
 import type { ExecResult } from '../../../shared/types/exec.js';
 import { AGENT_FORBIDDEN_CREATE_FIELDS, type Policy } from '../../../shared/types/policy.js';
-import type { ApprovalInfo, RunDetail, RunInfo, ToolCallInfo } from '../../../shared/types/run.js';
+import type { ApprovalInfo, RunDetail, RunInfo, ToolCallInfo, ToolName } from '../../../shared/types/run.js';
 import { SandboxSpecSchema, type SandboxInfo } from '../../../shared/types/sandbox.js';
 import type { WardenEngine } from '../engine.js';
 import { argvOf, type ExecHandlers } from '../podman/exec-session.js';
@@ -70,7 +70,7 @@ export class Gateway implements GatewayMethodHandlers {
 
   // ---- sandboxes ----
 
-  private async resolve(ctx: AgentContext, ref: string): Promise<SandboxInfo> {
+  private async resolve(ctx: AgentContext, ref: string, tool: ToolName): Promise<SandboxInfo> {
     const hit = this.resolved.get(ref);
     let info: SandboxInfo;
     if (hit && hit.until > Date.now()) info = hit.info;
@@ -87,7 +87,7 @@ export class Gateway implements GatewayMethodHandlers {
           ctx,
           run,
           sandboxId: info.id,
-          tool: 'sandbox.start',
+          tool,
           args: { ref },
           policy: effectivePolicy(this.policy, null),
           verdict: () => {
@@ -118,7 +118,7 @@ export class Gateway implements GatewayMethodHandlers {
   }
 
   async inspectSandbox(ctx: AgentContext, ref: string): Promise<SandboxInfo> {
-    const info = await this.resolve(ctx, ref);
+    const info = await this.resolve(ctx, ref, 'sandbox.inspect');
     return this.engine['sandbox.inspect']({ ref: info.id });
   }
 
@@ -187,7 +187,7 @@ export class Gateway implements GatewayMethodHandlers {
   }
 
   private async lifecycle(ctx: AgentContext, ref: string, tool: 'sandbox.destroy' | 'sandbox.start' | 'sandbox.stop'): Promise<SandboxInfo | { id: string; name: string }> {
-    const info = await this.resolve(ctx, ref);
+    const info = await this.resolve(ctx, ref, tool);
     const run = this.openRun(ctx, info);
     const result = await this.runner.call<SandboxInfo | { id: string; name: string }>({
       ctx,
@@ -220,7 +220,7 @@ export class Gateway implements GatewayMethodHandlers {
   // ---- exec ----
 
   async exec(ctx: AgentContext, ref: string, body: ApiExecBody, handlers: ExecHandlers & CallHooks = {}): Promise<ExecOutcome> {
-    const info = await this.resolve(ctx, ref);
+    const info = await this.resolve(ctx, ref, 'exec');
     const run = this.openRun(ctx, info);
     const policy = this.effective(info);
     const argv = argvOf(body.cmd);
@@ -309,7 +309,7 @@ export class Gateway implements GatewayMethodHandlers {
   async readFile(ctx: AgentContext, ref: string, path: string, hooks?: CallHooks): Promise<Buffer> {
     let comps: string[] = [];
     let full = path;
-    const info = await this.resolve(ctx, ref);
+    const info = await this.resolve(ctx, ref, 'file.read');
     const run = this.openRun(ctx, info);
     const policy = this.effective(info);
     return this.runner.call({
@@ -342,7 +342,7 @@ export class Gateway implements GatewayMethodHandlers {
     let comps: string[] = [];
     let full = path;
     if (data.length > this.policy.files.maxWriteBytes) throw new WardenError('E_TOO_LARGE', `the file is ${data.length} bytes, more than the ${this.policy.files.maxWriteBytes} the file API writes`);
-    const info = await this.resolve(ctx, ref);
+    const info = await this.resolve(ctx, ref, 'file.write');
     const run = this.openRun(ctx, info);
     const policy = this.effective(info);
     const digest = sha256(data);
@@ -376,7 +376,7 @@ export class Gateway implements GatewayMethodHandlers {
   async listFiles(ctx: AgentContext, ref: string, path = '/workspace', hooks?: CallHooks): Promise<FileList> {
     let comps: string[] = [];
     let full = path;
-    const info = await this.resolve(ctx, ref);
+    const info = await this.resolve(ctx, ref, 'file.list');
     const run = this.openRun(ctx, info);
     const policy = this.effective(info);
     return this.runner.call({
