@@ -7,6 +7,7 @@ import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
+/** Returns the built script; remove its directory (dirname) when done. */
 export async function buildWriter(): Promise<string> {
   // Inside the repository so `better-sqlite3` resolves from its node_modules.
   const base = `${root}node_modules/.cache/warden-ledger-tests`;

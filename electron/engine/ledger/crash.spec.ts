@@ -1,6 +1,8 @@
 // A writer appending as fast as it can (single, batch, group commit, scheduled checkpoints) is killed
 // with SIGKILL at random moments, 200 times over the same ledger. After each kill the file must open,
 // pass PRAGMA integrity_check and full verification, and hold every append acknowledged before it.
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWriter, runWriter } from './child-writer.js';
@@ -14,7 +16,10 @@ beforeAll(async () => {
   writer = await buildWriter();
   t = tempLedger();
 });
-afterAll(() => t.cleanup());
+afterAll(() => {
+  t.cleanup();
+  rmSync(dirname(writer), { recursive: true, force: true });
+});
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -60,7 +60,12 @@ describe('Ledger store', () => {
     // Strings SQLite could mangle survive byte for byte: NUL, astral, RTL, HTML.
     const e = l.append({ actor: 'agent <b>', kind: 'file.written', payload: { s: 'nul\u0000 😂 \u202e <script>' } });
     expect(l.entries({ fromSeq: e.seq })[0]!.payload).toEqual({ s: 'nul\u0000 😂 \u202e <script>' });
-    expect(l.verify().ok).toBe(true);
+    // Verification rebuilds the canonical text in SQL (json_quote): it must agree on every character
+    // the writer accepts in a field, quotes, backslashes, line separators and astral ones included.
+    l.append({ actor: 'a "quoted" \\ back/slash \u2028\u2029 😂 é \ufeff', sandboxId: 'sb.1_x-y', kind: 'file.written', payload: { k: '"\\\u2028' } });
+    l.append({ actor: 'user', sandboxId: null, kind: 'engine.down', payload: null });
+    expect(l.verify()).toMatchObject({ ok: true, entries: 3 });
+    expect(l.verify({ workers: 2, parallelThreshold: 0, rangeSize: 2 })).toMatchObject({ ok: true, entries: 3 });
     l.close();
   });
 
@@ -118,6 +123,11 @@ describe('Ledger store', () => {
     expect(statSync(path).mode & 0o777).toBe(0o600);
     writeFileSync(path, 'changed');
     expect(() => l.readBlob(digest)).toThrow(/altered/);
+    const out = Buffer.from('héllo wörld, and a lot more output\n'.repeat(20));
+    const ref = l.blobRef(out, 10);
+    expect(ref).toMatchObject({ size: out.length, preview: 'héllo wörl', truncated: true });
+    expect(l.readBlob(ref.digest)?.equals(out)).toBe(true);
+    expect(l.blobRef(Buffer.from([0xff, 0x41]))).toMatchObject({ preview: '\ufffdA', truncated: false });
     l.close();
   });
 

@@ -181,6 +181,19 @@ export class Ledger {
     return this.blobs.get(digest);
   }
 
+  /**
+   * Keeps `bytes` as a blob and returns what an entry's payload should hold about them: digest,
+   * size and a short text preview (invalid UTF-8 shown as U+FFFD, cut at `previewChars`).
+   */
+  blobRef(bytes: Uint8Array, previewChars = 200): { digest: string; size: number; preview: string; truncated: boolean } {
+    const { digest, size } = this.blobs.put(bytes);
+    // Decode a little more than needed so a character cut at the byte boundary is not counted.
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, previewChars * 4)).toString('utf8');
+    const chars = Array.from(text);
+    const preview = chars.slice(0, previewChars).join('');
+    return { digest, size, preview, truncated: chars.length > previewChars || bytes.byteLength > previewChars * 4 };
+  }
+
   entries(q: LedgerQuery = {}): LedgerEntry[] {
     this.live();
     const where: string[] = [];

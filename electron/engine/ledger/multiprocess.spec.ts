@@ -1,4 +1,6 @@
 // Several processes appending to one ledger at the same moment must serialize, never fork the chain.
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWriter, runWriter } from './child-writer.js';
@@ -10,7 +12,10 @@ beforeAll(async () => {
   writer = await buildWriter();
   t = tempLedger();
 });
-afterAll(() => t.cleanup());
+afterAll(() => {
+  t.cleanup();
+  rmSync(dirname(writer), { recursive: true, force: true });
+});
 
 describe('multi-process appends', () => {
   it('five writers released at once (append, batch and group commit) build one gap-free chain', async () => {
