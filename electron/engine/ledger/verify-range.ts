@@ -39,16 +39,9 @@ export interface RangeResult {
 export type HexDigest = (algorithm: string, data: string | Buffer) => string;
 
 export function verifyRange(db: Database, digest: HexDigest, task: RangeTask): RangeResult {
-  // SQLite builds each entry's canonical text (the same bytes as canonical.ts entryCanonical(), a
-  // test holds the two together): a flat string costs less to read and hash than eight values joined
-  // in JavaScript. json_quote() escapes like JSON.stringify for the text the writer accepts; a field
-  // of the wrong type (only tampering makes one) turns the whole text NULL, reported as a bad hash.
-  const q = (col: string) => `CASE typeof(${col}) WHEN 'text' THEN json_quote(${col}) END`;
   const stmt = db
     .prepare(
-      `SELECT seq, '{"actor":' || ${q('actor')} || ',"kind":' || ${q('kind')} || ',"payload":' || payload ||` +
-        ` ',"prev_hash":"' || lower(hex(prev_hash)) || '","sandbox_id":' || CASE WHEN sandbox_id IS NULL THEN 'null' ELSE ${q('sandbox_id')} END ||` +
-        ` ',"seq":' || seq || ',"time":' || ${q('time')} || '}', lower(hex(prev_hash)), lower(hex(hash)) ` +
+      'SELECT seq, time, actor, sandbox_id, kind, payload, lower(hex(prev_hash)), lower(hex(hash)) ' +
         'FROM entries WHERE seq >= ? AND seq <= ? ORDER BY seq LIMIT ?',
     )
     .raw(true);
@@ -72,14 +65,23 @@ export function verifyRange(db: Database, digest: HexDigest, task: RangeTask): R
         anomaly = { seq: expect, kind: 'seq', got: typeof seq === 'number' ? seq : null };
         break pages;
       }
-      const text = row[1];
-      const prevHash = row[2] as string;
-      const stored = row[3] as string;
-      if (typeof text !== 'string') {
+      const time = row[1];
+      const actor = row[2];
+      const sandbox = row[3];
+      const kind = row[4];
+      const payload = row[5];
+      const prevHash = row[6] as string;
+      const stored = row[7] as string;
+      if (typeof time !== 'string' || typeof actor !== 'string' || typeof kind !== 'string' || typeof payload !== 'string' || (sandbox !== null && typeof sandbox !== 'string')) {
         anomaly = { seq, kind: 'hash' };
         break pages;
       }
-      const h = digest('sha256', '\u0000' + text);
+      // Same text as canonical.ts entryCanonical(); a test holds the two together.
+      const text =
+        '\u0000{"actor":' + JSON.stringify(actor) + ',"kind":' + JSON.stringify(kind) + ',"payload":' + payload +
+        ',"prev_hash":"' + prevHash + '","sandbox_id":' + (sandbox === null ? 'null' : JSON.stringify(sandbox)) +
+        ',"seq":' + seq + ',"time":' + JSON.stringify(time) + '}';
+      const h = digest('sha256', text);
       if (h !== stored) {
         anomaly = { seq, kind: 'hash' };
         break pages;
