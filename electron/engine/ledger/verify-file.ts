@@ -27,7 +27,6 @@ export function verifyLedgerFile(file: string, opts: VerifyFileOptions = {}): Ve
     throw new WardenError('E_BAD_INPUT', `unusable verifier key: ${(err as Error).message}`);
   }
   const db = new Database(file, { readonly: true, fileMustExist: true });
-  db.pragma('mmap_size = 1099511627776'); // a sequential scan reads pages faster mapped than copied
   try {
     let origin: string | null;
     try {

@@ -22,7 +22,6 @@ let db = null;
 try {
   const Database = require(sqlitePath);
   db = new Database(file, { readonly: true, fileMustExist: true });
-  db.pragma('mmap_size = 1099511627776'); // a sequential scan reads pages faster mapped than copied
   for (;;) {
     const i = Atomics.add(counters, 0, 1);
     if (i >= tasks.length) break;

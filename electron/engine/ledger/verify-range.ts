@@ -39,11 +39,10 @@ export interface RangeResult {
 export type HexDigest = (algorithm: string, data: string | Buffer) => string;
 
 export function verifyRange(db: Database, digest: HexDigest, task: RangeTask): RangeResult {
+  // hex() without lower(): reading rows is most of the cost, and this saves ~15% of it. Stored
+  // hashes are compared upper-case; the canonical text always carries lower-case hex.
   const stmt = db
-    .prepare(
-      'SELECT seq, time, actor, sandbox_id, kind, payload, lower(hex(prev_hash)), lower(hex(hash)) ' +
-        'FROM entries WHERE seq >= ? AND seq <= ? ORDER BY seq LIMIT ?',
-    )
+    .prepare('SELECT seq, time, actor, sandbox_id, kind, payload, hex(prev_hash), hex(hash) FROM entries WHERE seq >= ? AND seq <= ? ORDER BY seq LIMIT ?')
     .raw(true);
   const levels: number[] = [];
   const hashes: string[] = [];
@@ -52,7 +51,8 @@ export function verifyRange(db: Database, digest: HexDigest, task: RangeTask): R
   const at: Array<{ size: number; nodes: Nodes }> = [];
   let cpIndex = 0;
   let expect = task.from;
-  let prev: string | null = null;
+  let prev: string | null = null; // computed hash of the previous entry (lower-case)
+  let prevStored = ''; // its stored hash (upper-case), equal to prev once checked
   let firstPrev: string | null = null;
   let anomaly: RangeAnomaly | null = null;
   let cursor = task.from;
@@ -70,27 +70,31 @@ export function verifyRange(db: Database, digest: HexDigest, task: RangeTask): R
       const sandbox = row[3];
       const kind = row[4];
       const payload = row[5];
-      const prevHash = row[6] as string;
+      const prevUpper = row[6] as string;
       const stored = row[7] as string;
       if (typeof time !== 'string' || typeof actor !== 'string' || typeof kind !== 'string' || typeof payload !== 'string' || (sandbox !== null && typeof sandbox !== 'string')) {
         anomaly = { seq, kind: 'hash' };
         break pages;
       }
+      // The stored prev_hash goes into the text; while the chain holds it is the previous hash.
+      const linked = prev !== null && prevUpper === prevStored;
+      const prevHash = linked ? (prev as string) : prevUpper.toLowerCase();
       // Same text as canonical.ts entryCanonical(); a test holds the two together.
       const text =
         '\u0000{"actor":' + JSON.stringify(actor) + ',"kind":' + JSON.stringify(kind) + ',"payload":' + payload +
         ',"prev_hash":"' + prevHash + '","sandbox_id":' + (sandbox === null ? 'null' : JSON.stringify(sandbox)) +
         ',"seq":' + seq + ',"time":' + JSON.stringify(time) + '}';
       const h = digest('sha256', text);
-      if (h !== stored) {
+      if (h.toUpperCase() !== stored) {
         anomaly = { seq, kind: 'hash' };
         break pages;
       }
       if (prev === null) firstPrev = prevHash;
-      else if (prevHash !== prev) {
+      else if (!linked) {
         anomaly = { seq, kind: 'link' };
         break pages;
       }
+      prevStored = stored;
       // Fold the leaf into the frontier of complete subtrees.
       let cur = h;
       let lvl = 0;
