@@ -56,6 +56,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     try {
       checkHostAndOrigin(req.headers, req.socket.localPort ?? 0);
       if (PUBLIC.has(req.routeOptions.url ?? '')) return;
+      // The web shell's routes authenticate with its own session (a browser cannot send our bearer token).
+      if ((req.routeOptions.config as { webShell?: boolean } | undefined)?.webShell === true) return;
       const caller = deps.tokens.verify(bearerToken(req.headers));
       if (!caller) throw new WardenError('E_UNAUTHORIZED', 'missing, invalid or revoked token', 'send Authorization: Bearer <token> (create one with `warden token create --agent NAME`)');
       req.caller = caller;

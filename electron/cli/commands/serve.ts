@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { WardenError } from '../../../shared/errors.js';
 import { startServer } from '../../server/index.js';
 import { findServer } from '../../server/server-file.js';
+import { webShellOf } from '../../server/web-shell/index.js';
 import { ensureWardenHome } from '../../engine/paths.js';
 import { runCommand } from '../output.js';
 import { parseIntegerOption } from '../parse-options.js';
@@ -18,9 +19,13 @@ export function registerServe(program: Command): void {
         const home = ensureWardenHome();
         const other = await findServer(home);
         if (other) throw new WardenError('E_CONFLICT', `Warden already serves this home at ${other.url} (pid ${other.pid})`, 'stop it first, or use another WARDEN_HOME');
+        // stdout's first line is the URL (scripts read it); the control panel's login link goes to stderr.
+        process.env.WARDEN_WEB_SHELL_QUIET = '1';
         const server = await startServer({ home, ...(port !== undefined ? { port } : {}) });
         process.stdout.write(`${server.url}\n`);
         process.stderr.write(`warden: serving ${server.url} (and [::1]); policy ${server.gateway.policySource}; Ctrl-C to stop\n`);
+        const login = webShellOf(server.app)?.loginUrl();
+        if (login) process.stderr.write(`warden: control panel at ${login}  (one-time login link)\n`);
         await new Promise<void>((resolve) => {
           const stop = () => resolve();
           process.once('SIGINT', stop);
