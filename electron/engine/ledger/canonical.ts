@@ -156,7 +156,7 @@ export function canonicalizeWithCopy(value: unknown): { json: string; copy: unkn
   const json = state.slow ? encode(copy, 0) : JSON.stringify(copy);
   // Well-formed JSON.stringify writes an unpaired surrogate as a \udxxx escape, and never otherwise
   // (other characters are written as themselves): one scan of the text finds any of them.
-  if (ESCAPED_SURROGATE.test(json)) bad('payload holds a string with an unpaired UTF-16 surrogate');
+  if (json.includes('\\u') && ESCAPED_SURROGATE.test(json)) bad('payload holds a string with an unpaired UTF-16 surrogate');
   return { json, copy };
 }
 
