@@ -20,6 +20,14 @@ function fsyncDir(dir: string): void {
   }
 }
 
+export interface BlobRef {
+  digest: string;
+  size: number;
+  /** The first characters as text (invalid UTF-8 shown as U+FFFD). */
+  preview: string;
+  truncated: boolean;
+}
+
 export class BlobStore {
   constructor(private readonly dir: string) {}
 
@@ -60,5 +68,14 @@ export class BlobStore {
     }
     if (digest('sha256', bytes) !== hex) throw new WardenError('E_LEDGER', `blob ${hex} does not match its digest: it was altered`);
     return bytes;
+  }
+
+  /** Stores the bytes and describes them for an entry's payload: digest, size and a short preview. */
+  ref(bytes: Uint8Array, previewChars: number): BlobRef {
+    const { digest: hex, size } = this.put(bytes);
+    // Decode a little more than needed so a character cut at the byte boundary is not counted.
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, previewChars * 4)).toString('utf8');
+    const chars = Array.from(text);
+    return { digest: hex, size, preview: chars.slice(0, previewChars).join(''), truncated: chars.length > previewChars || bytes.byteLength > previewChars * 4 };
   }
 }

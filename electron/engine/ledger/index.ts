@@ -1,5 +1,6 @@
 // The audit ledger, as the rest of Warden uses it.
 export { Ledger, type LedgerOptions, type AppendInput, type InclusionProofResult, type ConsistencyProofResult } from './ledger.js';
+export type { BlobRef } from './blobs.js';
 export { verifyLedgerFile, type VerifyFileOptions } from './verify-file.js';
 export { verifyInclusion, verifyConsistency } from './merkle.js';
 export { defaultLedgerFile, defaultKeyDir } from './paths.js';

@@ -7,12 +7,13 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { WardenError } from '../../../shared/errors.js';
 import type { LedgerEntry, LedgerQuery, SignedCheckpoint, VerifyResult } from '../../../shared/types/ledger.js';
-import { BlobStore } from './blobs.js';
+import { BlobStore, type BlobRef } from './blobs.js';
 import { entryCanonical, entryHash, GENESIS_HASH } from './canonical.js';
 import { checkpointFileFor } from './checkpoint-file.js';
 import { latestCheckpointSize, signCheckpoint, type CheckpointReason } from './checkpoint.js';
 import { GroupCommitter } from './group-commit.js';
 import { prepareAppend, type AppendInput, type PreparedAppend } from './input.js';
+import { queryEntries } from './query.js';
 import { defaultKeyDir } from './paths.js';
 import { applySchema, LEDGER_FORMAT, readMeta } from './schema.js';
 import type { SignerKey } from './note.js';
@@ -53,12 +54,6 @@ export interface ConsistencyProofResult {
   fromRoot: string;
   toRoot: string;
   path: string[];
-}
-
-type Row = [number, string, string, string | null, string, string, Buffer, Buffer];
-
-function toEntry(r: Row): LedgerEntry {
-  return { seq: r[0], time: r[1], actor: r[2], sandboxId: r[3], kind: r[4], payload: JSON.parse(r[5]) as unknown, prevHash: r[6].toString('hex'), hash: r[7].toString('hex') };
 }
 
 export class Ledger {
@@ -181,36 +176,14 @@ export class Ledger {
     return this.blobs.get(digest);
   }
 
-  /**
-   * Keeps `bytes` as a blob and returns what an entry's payload should hold about them: digest,
-   * size and a short text preview (invalid UTF-8 shown as U+FFFD, cut at `previewChars`).
-   */
-  blobRef(bytes: Uint8Array, previewChars = 200): { digest: string; size: number; preview: string; truncated: boolean } {
-    const { digest, size } = this.blobs.put(bytes);
-    // Decode a little more than needed so a character cut at the byte boundary is not counted.
-    const text = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, previewChars * 4)).toString('utf8');
-    const chars = Array.from(text);
-    const preview = chars.slice(0, previewChars).join('');
-    return { digest, size, preview, truncated: chars.length > previewChars || bytes.byteLength > previewChars * 4 };
+  /** Keeps `bytes` as a blob and returns what a payload should hold about them: digest, size, preview. */
+  blobRef(bytes: Uint8Array, previewChars = 200): BlobRef {
+    return this.blobs.ref(bytes, previewChars);
   }
 
   entries(q: LedgerQuery = {}): LedgerEntry[] {
     this.live();
-    const where: string[] = [];
-    const args: Array<string | number> = [];
-    const filter = (sql: string, value: string | number | undefined) => {
-      if (value === undefined) return;
-      where.push(sql);
-      args.push(value);
-    };
-    filter('seq >= ?', q.fromSeq);
-    filter('seq <= ?', q.toSeq);
-    filter('sandbox_id = ?', q.sandboxId);
-    filter('kind = ?', q.kind);
-    filter('actor = ?', q.actor);
-    const limit = Math.min(Math.max(1, Math.floor(q.limit ?? 1000)), 100_000);
-    const sql = `SELECT seq, time, actor, sandbox_id, kind, payload, prev_hash, hash FROM entries${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq LIMIT ${limit}`;
-    return (this.db.prepare(sql).raw(true).all(...args) as Row[]).map(toEntry);
+    return queryEntries(this.db, q);
   }
 
   head(): { size: number; hash: string } {
