@@ -46,8 +46,15 @@ export function checkpointInfo(body: CheckpointBody, note: string, key: Verifier
 }
 
 export function signCheckpoint(ctx: CheckpointContext, reason: CheckpointReason): SignedCheckpoint {
-  // Catch the tree up outside the write lock first, so the locked part below stays short.
-  ctx.tree.extend(maxSeq(ctx.db));
+  // The slow parts run before taking the write lock, so other writers are not kept waiting: catch
+  // the tree up, and check the entries the last checkpoint does not cover yet (entries never change,
+  // so what holds now still holds inside the lock; only the few appended meanwhile are left).
+  const sizeNow = maxSeq(ctx.db);
+  ctx.tree.extend(sizeNow);
+  const outside = readCheckpointFile(ctx.file);
+  const last = outside === null ? null : readSignedCheckpoint(outside, ctx.signer);
+  const checkedFrom = last && last.origin === ctx.origin && last.size <= sizeNow ? last.size : 0;
+  checkNewEntries(ctx.db, checkedFrom, sizeNow);
   return ctx.db
     .transaction((): SignedCheckpoint => {
       const size = maxSeq(ctx.db);
@@ -68,7 +75,7 @@ export function signCheckpoint(ctx: CheckpointContext, reason: CheckpointReason)
         vouchedFor = previous.size;
       }
       // The older entries are held by the last checkpoint; check the newer ones before vouching for them.
-      checkNewEntries(ctx.db, vouchedFor, size);
+      checkNewEntries(ctx.db, vouchedFor >= checkedFrom ? Math.max(vouchedFor, sizeNow) : vouchedFor, size);
       const time = new Date().toISOString();
       const note = signNote(formatCheckpoint({ origin: ctx.origin, size, root }), ctx.signer);
       ctx.db.prepare('INSERT INTO checkpoints (size, time, reason, note) VALUES (?, ?, ?, ?)').run(size, time, reason, note);
