@@ -18,7 +18,7 @@ afterAll(() => {
 });
 
 describe('multi-process appends', () => {
-  it('five writers released at once (append, batch and group commit) build one gap-free chain', async () => {
+  it('five writers released at once (append, batch, group commit, checkpoints) build one gap-free chain', async () => {
     const WRITERS = 5;
     const ITERATIONS = 90; // per writer: 30 single, 30 batches of 3, 30 groups of 4 → 240 entries
     const runs = Array.from({ length: WRITERS }, (_, w) => runWriter(writer, [t.file, t.keyDir, String(ITERATIONS), `w${w}`, 'wait-for-go']));
@@ -50,6 +50,7 @@ describe('multi-process appends', () => {
     for (const [seq, hash] of all) expect(stored.get(seq)).toBe(hash);
 
     const l = t.open();
+    expect(l.checkpoints().length).toBe(WRITERS * (ITERATIONS / 30));
     expect(l.verify()).toMatchObject({ ok: true, entries: total, firstBad: null });
     l.close();
   }, 60_000);
