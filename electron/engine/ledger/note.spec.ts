@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -103,6 +103,14 @@ describe('ledger key files', () => {
     chmodSync(join(dir, PRIVATE_KEY_FILE), 0o644);
     loadOrCreateSigner(dir);
     expect(statSync(join(dir, PRIVATE_KEY_FILE)).mode & 0o777).toBe(0o600);
+  });
+
+  it('refuses to make a new key when only the public half is left', () => {
+    const dir = temp();
+    loadOrCreateSigner(dir);
+    rmSync(join(dir, PRIVATE_KEY_FILE));
+    expect(() => loadOrCreateSigner(dir)).toThrow(/private key is missing/);
+    expect(existsSync(join(dir, PRIVATE_KEY_FILE))).toBe(false);
   });
 
   it('refuses a verifier key file that does not match the private key', () => {

@@ -95,6 +95,10 @@ export function loadOrCreateSigner(keyDir: string): SignerKey {
   mkdirSync(keyDir, { recursive: true, mode: 0o700 });
   sweepStaleTemps(keyDir);
   let signer = readSigner(keyDir);
+  if (!signer && loadVerifier(keyDir)) {
+    // A new key could not vouch for anything signed before: make the loss loud instead.
+    throw new WardenError('E_LEDGER', `the ledger's private key is missing from ${keyDir} (its public half is there)`, `restore ${PRIVATE_KEY_FILE} from backup, or move ${VERIFIER_KEY_FILE} away to start a new key`);
+  }
   if (!signer) {
     const { privateKey } = generateKeyPairSync('ed25519');
     const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
