@@ -5,7 +5,7 @@ import { ipcMain, type IpcMainEvent, type IpcMainInvokeEvent, type WebContents, 
 import { IPC_CHANNELS } from '../../shared/contracts/methods.js';
 import type { EventMessage } from '../../shared/contracts/events.js';
 import type { Envelope } from '../../shared/errors.js';
-import type { EngineSource } from '../server/web-shell/engine-source.js';
+import type { EngineHost } from './engine-host.js';
 import type { StatsHub } from '../server/web-shell/stats-hub.js';
 import { UiSession } from '../server/web-shell/ui-session.js';
 
@@ -21,7 +21,7 @@ export class IpcDoor {
   private readonly clients = new Map<number, Client>();
 
   constructor(
-    private readonly source: EngineSource,
+    private readonly source: EngineHost,
     private readonly hub: StatsHub,
     private readonly isTrustedOrigin: (url: string) => boolean,
   ) {
@@ -50,11 +50,17 @@ export class IpcDoor {
     const client: Client = {
       ready: false,
       queue: [],
-      session: new UiSession(this.source, this.hub, (message) => {
-        if (contents.isDestroyed()) return;
-        if (client.ready) contents.send(IPC_CHANNELS.event, message);
-        else if (client.queue.length < MAX_QUEUED) client.queue.push(message);
-      }),
+      session: new UiSession(
+        this.source,
+        this.hub,
+        (message) => {
+          if (contents.isDestroyed()) return;
+          if (client.ready) contents.send(IPC_CHANNELS.event, message);
+          else if (client.queue.length < MAX_QUEUED) client.queue.push(message);
+        },
+        'user (app)',
+        () => this.source.watchApprovals(),
+      ),
     };
     return client;
   }

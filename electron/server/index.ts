@@ -5,6 +5,8 @@ import { ensureWardenHome } from '../engine/paths.js';
 import { PodmanEngine, type PodmanEngineOptions } from '../engine/podman/podman-engine.js';
 import { WardenEngine } from '../engine/engine.js';
 import { openAuditLedger } from '../engine/open-ledger.js';
+import { Ledger } from '../engine/ledger/ledger.js';
+import { LedgerView } from '../engine/ledger/ledger-view.js';
 import type { AuditSink } from '../engine/audit-sink.js';
 import { ContextAuditSink } from '../engine/gateway/audit-context.js';
 import { Gateway } from '../engine/gateway/gateway.js';
@@ -52,7 +54,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const tokens = new TokenStore(home);
   tokens.userToken();
   if (options.watch !== false) await engine.watch().catch(() => undefined);
-  const app = await buildServer({ engine, gateway, tokens, home });
+  const ledgerView = ledger instanceof Ledger ? new LedgerView(ledger) : null;
+  const stopFollowing = ledger instanceof Ledger ? ledger.subscribe((entry) => engine.events.emit('ledger.appended', entry)) : () => undefined;
+  const app = await buildServer({ engine, gateway, tokens, home, ledgerView });
   await app.listen({ host: 'localhost', port: options.port ?? 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
@@ -71,6 +75,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       if (closed) return;
       closed = true;
       if (options.announce !== false) removeServerFile(home);
+      stopFollowing();
       gateway.close();
       await app.close();
       if (!options.podman) engine.close();

@@ -12,6 +12,7 @@ import type { TokenStore } from './tokens.js';
 import { registerAgentRoutes } from './routes-agent.js';
 import { registerRunRoutes } from './routes-runs.js';
 import { registerWebShell } from './web-shell/index.js';
+import type { LedgerView } from '../engine/ledger/ledger-view.js';
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
 export const WS_FRAME_LIMIT = 64 * 1024;
@@ -27,6 +28,8 @@ export interface ServerDeps {
   gateway: Gateway;
   tokens: TokenStore;
   home: string;
+  /** The ledger view for the web shell (null when the server runs without the home's ledger). */
+  ledgerView?: LedgerView | null;
 }
 
 /** Paths that need no token (still Host/Origin checked): a liveness probe that says nothing. */

@@ -2,6 +2,7 @@
 import type { ConnectionStatus, EngineEvent } from '../types/engine.js';
 import type { StatsSample } from '../types/stats.js';
 import type { ApprovalInfo, RunInfo, ToolCallInfo } from '../types/run.js';
+import type { LedgerEntry } from '../types/ledger.js';
 
 export interface EventMap {
   'engine.status': { status: ConnectionStatus };
@@ -13,10 +14,16 @@ export interface EventMap {
   'run.updated': RunInfo;
   /** A tool call was added or changed (decision, status, result, ledger seqs). */
   'run.call': ToolCallInfo;
+  /** Output of a running exec call as it comes (batched, UTF-8 text, bounded per call). */
+  'run.output': { runId: string; callId: string; stream: 'stdout' | 'stderr'; data: string };
   /** An `ask` is waiting for a person. */
   'approval.requested': ApprovalInfo;
   /** An approval was decided, or timed out. */
   'approval.decided': ApprovalInfo;
+  /** An entry this process appended (the ledger view follows the head). */
+  'ledger.appended': LedgerEntry;
+  /** Progress of a `ledger.verify` job: entries checked so far of total. */
+  'ledger.verify.progress': { jobId: string; done: number; total: number };
   /** Terminal output for a UI connection, batched (a few ms) and decoded as UTF-8. */
   'terminal.data': { id: string; data: string };
   'terminal.exit': { id: string; code: number | null };

@@ -6,6 +6,15 @@ import type { ConnectionInfo, DoctorReport } from '../types/engine.js';
 import { SandboxRefSchema, SandboxSpecSchema, type SandboxInfo } from '../types/sandbox.js';
 import { ExecRequestSchema, TerminalSizeSchema, type ExecResult } from '../types/exec.js';
 import { ApprovalDecideSchema, RunQuerySchema, type ApprovalInfo, type RunDetail, type RunInfo } from '../types/run.js';
+import {
+  LedgerBrowseSchema,
+  LedgerExportRequestSchema,
+  LedgerVerifyRequestSchema,
+  type LedgerExportResult,
+  type LedgerPage,
+  type LedgerSummary,
+  type LedgerVerifyOutcome,
+} from '../types/ledger.js';
 
 const RefRequest = z.object({ ref: SandboxRefSchema }).strict();
 const Empty = z.object({}).strict();
@@ -82,20 +91,6 @@ export interface SessionMethodResponses {
   'stats.watch': { watching: number };
 }
 
-export type SessionMethodName = keyof typeof SessionMethodSchemas;
-export type UiMethodName = MethodName | SessionMethodName;
-export const UiMethodSchemas: { [M in UiMethodName]: M extends MethodName ? (typeof MethodSchemas)[M] : M extends SessionMethodName ? (typeof SessionMethodSchemas)[M] : never } = {
-  ...MethodSchemas,
-  ...SessionMethodSchemas,
-};
-export type UiMethodRequest<M extends UiMethodName> = z.input<(typeof UiMethodSchemas)[M]>;
-export type UiMethodParams<M extends UiMethodName> = z.output<(typeof UiMethodSchemas)[M]>;
-export type UiMethodResponse<M extends UiMethodName> = M extends MethodName ? MethodResponses[M] : M extends SessionMethodName ? SessionMethodResponses[M] : never;
-
-export function isUiMethodName(name: string): name is UiMethodName {
-  return Object.prototype.hasOwnProperty.call(UiMethodSchemas, name);
-}
-
 /** IPC channels between the Electron preload and main. */
 export const IPC_CHANNELS = { invoke: 'warden:invoke', event: 'warden:event', ready: 'warden:ready' } as const;
 
@@ -117,3 +112,65 @@ export interface GatewayMethodResponses {
 export type GatewayMethodName = keyof typeof GatewayMethodSchemas;
 export type GatewayMethodParams<M extends GatewayMethodName> = z.output<(typeof GatewayMethodSchemas)[M]>;
 export type GatewayMethodHandlers = { [M in GatewayMethodName]: (params: GatewayMethodParams<M>) => Promise<GatewayMethodResponses[M]> };
+
+// --- ledger: the ledger view (browse, verify with progress events, export) ---
+export const LedgerMethodSchemas = {
+  'ledger.summary': Empty,
+  'ledger.entries': LedgerBrowseSchema,
+  /** Runs a full verification; `ledger.verify.progress` events carry its jobId meanwhile. */
+  'ledger.verify': LedgerVerifyRequestSchema,
+  'ledger.export': LedgerExportRequestSchema,
+} as const;
+
+export interface LedgerMethodResponses {
+  'ledger.summary': LedgerSummary;
+  'ledger.entries': LedgerPage;
+  'ledger.verify': LedgerVerifyOutcome;
+  'ledger.export': LedgerExportResult;
+}
+
+export type LedgerMethodName = keyof typeof LedgerMethodSchemas;
+export type LedgerMethodParams<M extends LedgerMethodName> = z.output<(typeof LedgerMethodSchemas)[M]>;
+export type LedgerMethodHandlers = { [M in LedgerMethodName]: (params: LedgerMethodParams<M>) => Promise<LedgerMethodResponses[M]> };
+
+// --- everything a UI speaks: engine methods, its own streams, the gateway's runs and the ledger ---
+export type SessionMethodName = keyof typeof SessionMethodSchemas;
+export type UiMethodName = MethodName | SessionMethodName | GatewayMethodName | LedgerMethodName;
+type UiSchemaOf<M extends UiMethodName> = M extends MethodName
+  ? (typeof MethodSchemas)[M]
+  : M extends SessionMethodName
+    ? (typeof SessionMethodSchemas)[M]
+    : M extends GatewayMethodName
+      ? (typeof GatewayMethodSchemas)[M]
+      : M extends LedgerMethodName
+        ? (typeof LedgerMethodSchemas)[M]
+        : never;
+export const UiMethodSchemas: { [M in UiMethodName]: UiSchemaOf<M> } = {
+  ...MethodSchemas,
+  ...SessionMethodSchemas,
+  ...GatewayMethodSchemas,
+  ...LedgerMethodSchemas,
+};
+export type UiMethodRequest<M extends UiMethodName> = z.input<UiSchemaOf<M>>;
+export type UiMethodParams<M extends UiMethodName> = z.output<UiSchemaOf<M>>;
+export type UiMethodResponse<M extends UiMethodName> = M extends MethodName
+  ? MethodResponses[M]
+  : M extends SessionMethodName
+    ? SessionMethodResponses[M]
+    : M extends GatewayMethodName
+      ? GatewayMethodResponses[M]
+      : M extends LedgerMethodName
+        ? LedgerMethodResponses[M]
+        : never;
+
+export function isUiMethodName(name: string): name is UiMethodName {
+  return Object.prototype.hasOwnProperty.call(UiMethodSchemas, name);
+}
+
+export function isGatewayMethodName(name: string): name is GatewayMethodName {
+  return Object.prototype.hasOwnProperty.call(GatewayMethodSchemas, name);
+}
+
+export function isLedgerMethodName(name: string): name is LedgerMethodName {
+  return Object.prototype.hasOwnProperty.call(LedgerMethodSchemas, name);
+}

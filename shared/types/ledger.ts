@@ -164,3 +164,72 @@ export const ReportBundleSchema = z
   })
   .strict();
 export type ReportBundle = z.infer<typeof ReportBundleSchema>;
+
+// ---- the ledger view (UI): browse, verify with progress, export ----
+
+/** Entry filters of the ledger view: the store's own filters plus a run and a time window. */
+export const LedgerBrowseSchema = z
+  .object({
+    sandboxId: z.string().max(128).optional(),
+    runId: z.string().max(64).optional(),
+    kind: z.string().max(64).optional(),
+    actor: z.string().max(128).optional(),
+    /** ISO 8601 times, inclusive. */
+    since: z.string().datetime({ offset: true }).optional(),
+    until: z.string().datetime({ offset: true }).optional(),
+    /** Newest first from this seq down (paging); default: from the head. */
+    beforeSeq: z.number().int().min(1).optional(),
+    limit: z.number().int().min(1).max(1000).optional(),
+  })
+  .strict();
+export type LedgerBrowse = z.infer<typeof LedgerBrowseSchema>;
+
+export interface LedgerPage {
+  /** Newest first. */
+  entries: LedgerEntry[];
+  /** Entries in the ledger as a whole. */
+  size: number;
+  /** Seq to pass as beforeSeq for the next (older) page, or null at the start. */
+  nextBeforeSeq: number | null;
+}
+
+export interface LedgerSummary {
+  size: number;
+  headHash: string;
+  /** SHA-256 fingerprint of the Ed25519 public key (hex), and its C2SP key name and id. */
+  key: { fingerprint: string; keyName: string; keyId: string };
+  latestCheckpoint: { size: number; time: string; reason: string } | null;
+  /** Values the filters can take. */
+  kinds: string[];
+  actors: string[];
+}
+
+export const LedgerVerifyRequestSchema = z
+  .object({
+    /** The client's id for this job: progress events carry it. */
+    jobId: z.string().min(1).max(64),
+  })
+  .strict();
+
+export interface LedgerVerifyOutcome extends VerifyResult {
+  durationMs: number;
+  key: { fingerprint: string; keyName: string; keyId: string };
+}
+
+export const LedgerExportRequestSchema = z
+  .object({
+    sandboxId: z.string().max(128).optional(),
+    fromSeq: z.number().int().min(1).optional(),
+    toSeq: z.number().int().min(1).optional(),
+  })
+  .strict();
+
+export interface LedgerExportResult {
+  /** File names a user would save them under. */
+  jsonName: string;
+  htmlName: string;
+  /** The evidence bundle (JSON text, as `warden audit export --out` writes it) and the HTML report. */
+  json: string;
+  html: string;
+  entries: number;
+}

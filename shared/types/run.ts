@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PolicyAction } from './policy.js';
+import type { Budgets, PolicyAction } from './policy.js';
 
 // Runs and tool calls: what agents did, in order, with each decision and result. Pushed live to the UI.
 
@@ -70,6 +70,8 @@ export interface RunInfo {
   failures: number;
   outputBytes: number;
   breaker: BreakerInfo;
+  /** The budgets this run is held to (for the UI's gauges). */
+  budgets: Budgets;
 }
 
 export interface RunDetail extends RunInfo {

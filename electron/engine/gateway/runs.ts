@@ -47,6 +47,7 @@ export class Run {
       failures: this.failures,
       outputBytes: this.outputBytes,
       breaker: this.breaker.info(),
+      budgets: this.budgets,
     };
   }
 }

@@ -6,14 +6,14 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { WardenError } from '../../../shared/errors.js';
-import type { LedgerEntry, LedgerQuery, SignedCheckpoint, VerifyResult } from '../../../shared/types/ledger.js';
+import type { LedgerBrowse, LedgerEntry, LedgerQuery, SignedCheckpoint, VerifyResult } from '../../../shared/types/ledger.js';
 import { BlobStore, type BlobRef } from './blobs.js';
 import { entryCanonical, entryHash, GENESIS_HASH } from './canonical.js';
 import { checkpointFileFor } from './checkpoint-file.js';
 import { latestCheckpointSize, signCheckpoint, type CheckpointReason } from './checkpoint.js';
 import { GroupCommitter } from './group-commit.js';
 import { prepareAppend, type AppendInput, type PreparedAppend } from './input.js';
-import { queryEntries } from './query.js';
+import { browseEntries, distinctValues, queryEntries } from './query.js';
 import { defaultKeyDir } from './paths.js';
 import { applySchema, LEDGER_FORMAT, readMeta } from './schema.js';
 import type { SignerKey } from './note.js';
@@ -186,6 +186,18 @@ export class Ledger {
     return queryEntries(this.db, q);
   }
 
+  /** A page of the ledger view: newest first, filtered. */
+  browse(q: LedgerBrowse = {}): { entries: LedgerEntry[]; nextBeforeSeq: number | null } {
+    this.live();
+    return browseEntries(this.db, q);
+  }
+
+  /** The kinds and actors present, for filter menus. */
+  distinct(column: 'kind' | 'actor'): string[] {
+    this.live();
+    return distinctValues(this.db, column);
+  }
+
   head(): { size: number; hash: string } {
     this.live();
     const last = this.db.prepare('SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1').raw(true).get() as [number, Buffer] | undefined;
@@ -263,6 +275,12 @@ export class Ledger {
   verify(opts: VerifyOptions = {}): VerifyResult {
     this.live();
     return verifyLedger({ db: this.db, file: this.file, origin: this.origin, verifier: this.signer, checkpointFile: this.checkpointFile }, opts);
+  }
+
+  /** verify() for a live process (the UI): progress as it goes, the event loop kept free. */
+  async verifyAsync(opts: VerifyOptions = {}): Promise<VerifyResult> {
+    await new Promise((r) => setImmediate(r));
+    return this.verify(opts);
   }
 
   /** Appends made by this process, as they commit (for the live UI). Returns the unsubscribe. */

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import fastifyWebsocket from '@fastify/websocket';
 import type { WardenEngine } from '../../engine/engine.js';
 import type { Gateway } from '../../engine/gateway/gateway.js';
+import type { LedgerView } from '../../engine/ledger/ledger-view.js';
 import type { TokenStore } from '../tokens.js';
 import type { EventMessage } from '../../../shared/contracts/events.js';
 import { RENDERER_SECURITY_HEADERS } from './csp.js';
@@ -22,6 +23,7 @@ export interface WebShellDeps {
   gateway: Gateway;
   tokens: TokenStore;
   home: string;
+  ledgerView?: LedgerView | null;
 }
 
 /** Close code for a socket without a live session (the page shows its login form). */
@@ -61,7 +63,7 @@ export async function registerWebShell(app: FastifyInstance, deps: WebShellDeps)
   const dir = findRendererDir();
   const files: Map<string, RendererFile> = dir ? loadRendererFiles(dir) : new Map();
   const login = new WebShellLogin(uiToken(deps.home));
-  const source = fixedEngine(deps.engine);
+  const source = fixedEngine(deps.engine, deps.gateway, deps.ledgerView ?? null);
   const hub = new StatsHub(source);
   let hosts = new Set<string>();
 
@@ -145,10 +147,16 @@ export async function registerWebShell(app: FastifyInstance, deps: WebShellDeps)
       }
       socket.send(JSON.stringify(value));
     };
-    const session = new UiSession(source, hub, (message) => {
-      if (ready) send({ t: 'event', message });
-      else if (queue.length < MAX_QUEUED_EVENTS) queue.push(message);
-    });
+    const session = new UiSession(
+      source,
+      hub,
+      (message) => {
+        if (ready) send({ t: 'event', message });
+        else if (queue.length < MAX_QUEUED_EVENTS) queue.push(message);
+      },
+      'user (web shell)',
+      () => deps.gateway.approvals.watch(),
+    );
     socket.on('message', (raw, isBinary) => {
       if (isBinary) return;
       let msg: { t?: unknown; id?: unknown; method?: unknown; params?: unknown };

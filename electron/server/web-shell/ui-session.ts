@@ -5,6 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { WardenError, toErrorInfo, type Envelope } from '../../../shared/errors.js';
 import type { EventMap, EventMessage, EventName } from '../../../shared/contracts/events.js';
 import {
+  isGatewayMethodName,
+  isLedgerMethodName,
   isMethodName,
   isUiMethodName,
   UiMethodSchemas,
@@ -19,8 +21,20 @@ import type { StatsHub } from './stats-hub.js';
 import { OutputBatcher } from './output-batcher.js';
 
 const MAX_TERMINALS = 16;
-/** Events every UI follows; stats and terminal output are per connection. */
-const FORWARDED: EventName[] = ['engine.status', 'sandbox.event', 'sandbox.resync'];
+/** Events every UI follows; stats, terminal output and verify progress are per connection. */
+const FORWARDED: EventName[] = [
+  'engine.status',
+  'sandbox.event',
+  'sandbox.resync',
+  'run.updated',
+  'run.call',
+  'run.output',
+  'approval.requested',
+  'approval.decided',
+  'ledger.appended',
+];
+/** Verify progress is sent at most this often. */
+const PROGRESS_EVERY_MS = 100;
 
 export type EventSender = (message: EventMessage) => void;
 
@@ -48,14 +62,21 @@ export class UiSession {
   private readonly statsSink = (sample: StatsSample) => this.send({ event: 'stats.sample', payload: sample });
   private closed = false;
 
+  /**
+   * @param who the person behind this window, as approvals record it ("user (web shell)" …).
+   * @param watchApprovals tells the gateway a person can answer `ask` (so it waits for one).
+   */
   constructor(
     private readonly source: EngineSource,
     private readonly hub: StatsHub,
     private readonly sendEvent: EventSender,
+    private readonly who = 'user',
+    watchApprovals?: () => () => void,
   ) {
     for (const event of FORWARDED) {
       this.offs.push(source.on(event, (payload: EventMap[typeof event]) => this.send({ event, payload } as EventMessage)));
     }
+    if (watchApprovals) this.offs.push(watchApprovals());
   }
 
   private send(message: EventMessage): void {
@@ -78,7 +99,29 @@ export class UiSession {
       const handler = engine[method] as (p: unknown) => Promise<unknown>;
       return handler.call(engine, params);
     }
+    if (isGatewayMethodName(method)) {
+      const gateway = this.source.gateway();
+      if (method === 'approval.decide') return gateway['approval.decide']({ ...(params as UiMethodParams<'approval.decide'>), by: this.who });
+      const handler = gateway[method] as (p: unknown) => Promise<unknown>;
+      return handler.call(gateway, params);
+    }
+    if (isLedgerMethodName(method)) {
+      const view = this.source.ledgerView();
+      if (method === 'ledger.verify') return this.verify(params as UiMethodParams<'ledger.verify'>);
+      const handler = view[method] as (p: unknown) => Promise<unknown>;
+      return handler.call(view, params);
+    }
     return this.session(method, params);
+  }
+
+  private verify(p: UiMethodParams<'ledger.verify'>): Promise<unknown> {
+    let last = 0;
+    return this.source.ledgerView()['ledger.verify'](p, (done, total) => {
+      const now = Date.now();
+      if (now - last < PROGRESS_EVERY_MS && done < total) return;
+      last = now;
+      this.send({ event: 'ledger.verify.progress', payload: { jobId: p.jobId, done, total } });
+    });
   }
 
   private async session(method: SessionMethodName, raw: unknown): Promise<unknown> {
