@@ -6,6 +6,8 @@ import type { WardenClient } from '../api/client.js';
 import type { Store } from '../store/index.js';
 import type { StatsBuffer } from './stats-buffer.js';
 import type { TerminalStreams } from './terminal-streams.js';
+import { startRunsSync } from './runs-sync.js';
+import { startLedgerSync } from './ledger-sync.js';
 
 /** Engine events for one sandbox often come in bursts (create, start …): one inspect per burst. */
 const COALESCE_MS = 40;
@@ -14,6 +16,8 @@ export function startSync(client: WardenClient, store: Store, stats: StatsBuffer
   const state = () => store.getState();
   let generation = 0;
   const pendingInspect = new Map<string, number>();
+  const runs = startRunsSync(client, store);
+  const ledger = startLedgerSync(client, store);
 
   const snapshot = async () => {
     const mine = ++generation;
@@ -24,6 +28,7 @@ export function startSync(client: WardenClient, store: Store, stats: StatsBuffer
       const list = await client.call('sandbox.list', {});
       if (mine !== generation) return;
       state().setSandboxes(list);
+      await Promise.all([runs.snapshot(), ledger.snapshot()]);
     } catch (err) {
       if (mine !== generation) return;
       const info = toErrorInfo(err);
@@ -102,6 +107,8 @@ export function startSync(client: WardenClient, store: Store, stats: StatsBuffer
 
   return () => {
     for (const off of offs) off();
+    runs.stop();
+    ledger.stop();
     for (const t of pendingInspect.values()) clearTimeout(t);
   };
 }
