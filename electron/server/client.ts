@@ -10,6 +10,9 @@ export interface ExecStreamResult {
   durationMs: number;
   timedOut: boolean;
   truncated: boolean;
+  stdoutBytes: number;
+  stderrBytes: number;
+  oomKilled: boolean;
   callId: string;
   stdout: Buffer;
   stderr: Buffer;
@@ -77,8 +80,12 @@ export class WardenClient {
     return Buffer.from(await res.arrayBuffer());
   }
 
-  /** Runs a command, handing each event to onEvent as it arrives; resolves with the collected result. */
-  async exec(id: string, body: ApiExecBody, onEvent?: (e: ExecStreamEvent) => void): Promise<ExecStreamResult> {
+  /**
+   * Runs a command, handing each event to onEvent as it arrives (a returned promise is awaited: the
+   * stream is not read further until it settles); resolves with the collected result. With
+   * collect false the output is not kept (the caller streams it), so memory stays flat.
+   */
+  async exec(id: string, body: ApiExecBody, onEvent?: (e: ExecStreamEvent) => unknown, opts: { collect?: boolean } = {}): Promise<ExecStreamResult> {
     const res = await this.raw('POST', `/v1/sandboxes/${encodeURIComponent(id)}/exec`, body);
     if (res.status !== 200 || !res.body) {
       const json = (await res.json().catch(() => null)) as { error?: ErrorInfo } | null;
@@ -89,23 +96,26 @@ export class WardenClient {
     let result: ExecStreamResult | null = null;
     let pending = '';
     const decoder = new TextDecoder();
-    const handle = (line: string) => {
+    const collect = opts.collect !== false;
+    const handle = async (line: string) => {
       if (!line) return;
       const e = JSON.parse(line) as ExecStreamEvent;
-      onEvent?.(e);
-      if (e.type === 'stdout' || e.type === 'stderr') (e.type === 'stdout' ? out : err).push(Buffer.from(e.data, e.encoding === 'base64' ? 'base64' : 'utf8'));
-      else if (e.type === 'exit') result = { code: e.code, durationMs: e.durationMs, timedOut: e.timedOut, truncated: e.truncated, callId: e.callId, stdout: Buffer.concat(out), stderr: Buffer.concat(err) };
+      const waited = onEvent?.(e);
+      if (waited instanceof Promise) await waited;
+      if ((e.type === 'stdout' || e.type === 'stderr') && collect) (e.type === 'stdout' ? out : err).push(Buffer.from(e.data, e.encoding === 'base64' ? 'base64' : 'utf8'));
+      else if (e.type === 'exit') result = { code: e.code, durationMs: e.durationMs, timedOut: e.timedOut, truncated: e.truncated, stdoutBytes: e.stdoutBytes, stderrBytes: e.stderrBytes, oomKilled: e.oomKilled, callId: e.callId, stdout: Buffer.concat(out), stderr: Buffer.concat(err) };
       else if (e.type === 'error') throw fromErrorInfo(e.error as ErrorInfo);
     };
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
       pending += decoder.decode(chunk, { stream: true });
       let nl: number;
       while ((nl = pending.indexOf('\n')) >= 0) {
-        handle(pending.slice(0, nl));
+        const line = pending.slice(0, nl);
         pending = pending.slice(nl + 1);
+        await handle(line);
       }
     }
-    handle(pending);
+    await handle(pending);
     if (!result) throw new WardenError('E_ENGINE_UNREACHABLE', 'the exec stream ended without an exit event');
     return result;
   }

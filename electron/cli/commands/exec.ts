@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { parseRequest } from '../../../shared/contracts/validate.js';
 import { WardenError } from '../../../shared/errors.js';
-import { withEngine } from '../open-engine.js';
+import { withBackend } from '../backend.js';
 import { runCommand } from '../output.js';
 import { collectPairs, pairsToRecord, parseNumberOption } from '../parse-options.js';
 
@@ -57,7 +57,7 @@ export function registerExec(program: Command): void {
           },
         });
         const sinks = terminalSinks();
-        const result = await withEngine((engine) => engine.execStream(ref, request, sinks));
+        const result = await withBackend((b) => b.exec(ref, request, sinks));
         await sinks.drain();
         if (result.timedOut) process.stderr.write(`warden: timed out after ${seconds}s; the command and its children were killed\n`);
         if (result.oomKilled) process.stderr.write('warden: the command was killed for running out of memory (the sandbox memory limit); create the sandbox with a larger --memory\n');

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { parseRequest } from '../../../shared/contracts/validate.js';
 import type { SandboxInfo } from '../../../shared/types/sandbox.js';
-import { withEngine } from '../open-engine.js';
+import { withBackend, type LifecycleVerb } from '../backend.js';
 import { printResult, runCommand } from '../output.js';
 import { collectPairs, pairsToRecord, parseIntegerOption, parseNumberOption } from '../parse-options.js';
 import { formatSandboxTable } from '../sandbox-table.js';
@@ -27,8 +27,6 @@ interface CreateOptions {
 function describe(info: SandboxInfo): string {
   return `${info.name} ${info.state} (${info.runtime}, ${info.id.slice(0, 12)})\n`;
 }
-
-type LifecycleVerb = 'start' | 'stop' | 'restart' | 'pause' | 'resume';
 
 export function registerSandbox(program: Command): void {
   const sandbox = program.command('sandbox').description('create, list and manage sandboxes');
@@ -67,10 +65,7 @@ export function registerSandbox(program: Command): void {
           readOnlyRoot: o.readOnly,
           tmpSize: o.readOnly ? o.tmpSize : undefined,
         });
-        const info = await withEngine(async (engine) => {
-          await engine.reapExpired();
-          return engine['sandbox.create'](spec);
-        });
+        const info = await withBackend((b) => b.create(spec));
         printResult(!!o.json, info, describe);
       }),
     );
@@ -82,10 +77,7 @@ export function registerSandbox(program: Command): void {
     .option('--json', 'print the list as JSON')
     .action((o: { json?: boolean }) =>
       runCommand(!!o.json, async () => {
-        const list = await withEngine(async (engine) => {
-          await engine.reapExpired();
-          return engine['sandbox.list']();
-        });
+        const list = await withBackend((b) => b.list());
         printResult(!!o.json, list, formatSandboxTable);
       }),
     );
@@ -96,7 +88,8 @@ export function registerSandbox(program: Command): void {
     .option('--json', 'print as JSON')
     .action((name: string, o: { json?: boolean }) =>
       runCommand(!!o.json, async () => {
-        const info = await withEngine((engine) => engine['sandbox.inspect'](parseRequest('sandbox.inspect', { ref: name })));
+        const { ref } = parseRequest('sandbox.inspect', { ref: name });
+        const info = await withBackend((b) => b.inspect(ref));
         printResult(!!o.json, info, (i) => formatSandboxTable([i]));
       }),
     );
@@ -115,8 +108,8 @@ export function registerSandbox(program: Command): void {
       .option('--json', 'print the sandbox as JSON')
       .action((name: string, o: { json?: boolean }) =>
         runCommand(!!o.json, async () => {
-          const method = `sandbox.${verb}` as const;
-          const info = await withEngine((engine) => engine[method](parseRequest(method, { ref: name })));
+          const { ref } = parseRequest(`sandbox.${verb}`, { ref: name });
+          const info = await withBackend((b) => b.lifecycle(verb, ref));
           printResult(!!o.json, info, describe);
         }),
       );
@@ -129,7 +122,8 @@ export function registerSandbox(program: Command): void {
     .option('--json', 'print what was removed as JSON')
     .action((name: string, o: { json?: boolean }) =>
       runCommand(!!o.json, async () => {
-        const gone = await withEngine((engine) => engine['sandbox.destroy'](parseRequest('sandbox.destroy', { ref: name })));
+        const { ref } = parseRequest('sandbox.destroy', { ref: name });
+        const gone = await withBackend((b) => b.destroy(ref));
         printResult(!!o.json, { removed: gone }, (r) => `removed ${r.removed.name}\n`);
       }),
     );

@@ -70,7 +70,23 @@ async function tryRuntime(conn: PodmanConnection, router: RuntimeRouter, image: 
   }
 }
 
+/** A probe older than this was left by a process killed mid-probe: nobody will remove it but us. */
+const STALE_PROBE_MS = 120_000;
+
+async function sweepStaleProbes(conn: PodmanConnection): Promise<void> {
+  const filters = encodeURIComponent(JSON.stringify({ label: [`${LABEL.managed}=probe`] }));
+  const probes = await conn.libpod<Array<{ Id: string; Created: number | string }>>('GET', `/containers/json?all=true&filters=${filters}`, undefined, 'runtime probe sweep').catch(() => []);
+  const cutoff = Date.now() - STALE_PROBE_MS;
+  for (const p of probes) {
+    const created = typeof p.Created === 'number' ? p.Created * 1000 : Date.parse(p.Created);
+    if (Number.isFinite(created) && created < cutoff) {
+      await conn.libpod('DELETE', `/containers/${p.Id}?force=true`, undefined, 'runtime probe sweep', [200, 204, 404]).catch(() => undefined);
+    }
+  }
+}
+
 export async function probeRuntimes(conn: PodmanConnection, router: RuntimeRouter, image: string): Promise<RuntimeCheck[]> {
+  await sweepStaleProbes(conn);
   const checks: RuntimeCheck[] = [];
   for (const name of RUNTIMES) checks.push(await tryRuntime(conn, router, image, name));
   return checks;
