@@ -34,6 +34,9 @@ function electronBinary() {
 
 // Podman, the sandbox image and friends (quick when all is there).
 run('bash', [join(root, 'scripts/setup.sh'), '--no-browser'], 'machine set-up');
+// Node modules, when missing or built for another Node (better-sqlite3 is native).
+const modulesOk = spawnSync(process.execPath, ['-e', "require('better-sqlite3')(':memory:')"], { cwd: root, stdio: 'ignore' }).status === 0;
+if (!modulesOk) run('npm', ['ci', '--no-audit', '--no-fund'], 'installing node modules (npm ci)');
 // The CLI and the renderer, from the current sources.
 run(process.execPath, [join(root, 'scripts/build-cli.mjs')], 'building the CLI');
 run(process.execPath, [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build', '--logLevel', 'warn'], 'building the app');
