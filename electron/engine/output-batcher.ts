@@ -1,17 +1,34 @@
-// Terminal output is batched before it crosses a boundary (VS Code's TerminalDataBufferer, 5 ms;
-// Hyper's DataBatcher, 200 KB): thousands of tiny chunks per second become a few messages.
+// Output is batched before it crosses a boundary (VS Code's TerminalDataBufferer, 5 ms; Hyper's
+// DataBatcher, 16 ms or 200 KB): thousands of tiny chunks per second become a few messages, decoded
+// as UTF-8 with a character split across chunks held back until it is whole. Terminals (web shell,
+// IPC) and a running exec's output on the event bus (gateway) both go through here.
 import { StringDecoder } from 'node:string_decoder';
 
+export interface BatchOptions {
+  /** Longest a chunk waits before it is sent. */
+  flushMs?: number;
+  /** Sent at once when this many characters are waiting. */
+  flushChars?: number;
+}
+
 const FLUSH_MS = 5;
-const FLUSH_BYTES = 256 * 1024;
+const FLUSH_CHARS = 256 * 1024;
 
 export class OutputBatcher {
   private readonly decoder = new StringDecoder('utf8');
+  private readonly flushMs: number;
+  private readonly flushChars: number;
   private parts: string[] = [];
   private size = 0;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly flushTo: (data: string) => void) {}
+  constructor(
+    private readonly flushTo: (data: string) => void,
+    options: BatchOptions = {},
+  ) {
+    this.flushMs = options.flushMs ?? FLUSH_MS;
+    this.flushChars = options.flushChars ?? FLUSH_CHARS;
+  }
 
   push(chunk: Buffer): void {
     // The decoder holds back a multi-byte character split across chunks.
@@ -19,8 +36,13 @@ export class OutputBatcher {
     if (!text) return;
     this.parts.push(text);
     this.size += text.length;
-    if (this.size >= FLUSH_BYTES) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
+    if (this.size >= this.flushChars) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), this.flushMs);
+  }
+
+  /** Whether text is waiting to be sent. */
+  get pending(): boolean {
+    return this.size > 0;
   }
 
   flush(): void {

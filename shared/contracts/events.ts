@@ -14,7 +14,7 @@ export interface EventMap {
   'run.updated': RunInfo;
   /** A tool call was added or changed (decision, status, result, ledger seqs). */
   'run.call': ToolCallInfo;
-  /** Output of a running exec call as it comes (batched, UTF-8 text, bounded per call). */
+  /** Output of a running exec call as it comes (batched, UTF-8 text, the first RUN_OUTPUT_STREAM_BYTES of a call). */
   'run.output': { runId: string; callId: string; stream: 'stdout' | 'stderr'; data: string };
   /** An `ask` is waiting for a person. */
   'approval.requested': ApprovalInfo;
@@ -28,6 +28,12 @@ export interface EventMap {
   'terminal.data': { id: string; data: string };
   'terminal.exit': { id: string; code: number | null };
 }
+
+/**
+ * Bytes of one exec call's output (stdout and stderr together) pushed as 'run.output'; the rest is
+ * not streamed to UIs (the call's byte counts, digests and preview say what there was).
+ */
+export const RUN_OUTPUT_STREAM_BYTES = 256 * 1024;
 
 export type EventName = keyof EventMap;
 

@@ -13,6 +13,7 @@ import type { WardenEngine } from '../engine.js';
 import { argvOf, type ExecHandlers } from '../podman/exec-session.js';
 import { Approvals } from './approvals.js';
 import type { ContextAuditSink } from './audit-context.js';
+import { CallOutput } from './call-output.js';
 import { CallRunner, boundArgs, type AgentContext, type CallHooks, type PolicyVerdict } from './call-runner.js';
 import { decideCommand } from './command-policy.js';
 import { GatewayDenial } from './denial.js';
@@ -260,8 +261,10 @@ export class Gateway implements GatewayMethodHandlers {
         const d = decideCommand(policy.commands, argv, body.stdin);
         return { action: d.action, source: d.source, reason: d.reason, scope: `exec:${d.program ?? ''}`, summary: `exec ${argv.join(' ').slice(0, 300)}`, ...(d.action === 'deny' ? { denyReason: 'policy' as const } : {}) };
       },
-      body: () =>
-        this.engine.execStream(
+      body: (call) => {
+        // The UIs watch the output come in (bounded per call); the agent gets all of it from the handlers.
+        const live = new CallOutput(this.engine.events, run.id, call.id);
+        return this.engine.execStream(
           info.id,
           {
             cmd: body.cmd,
@@ -274,14 +277,17 @@ export class Gateway implements GatewayMethodHandlers {
           {
             onStdout: (c) => {
               keep(c);
+              live.push('stdout', c);
               handlers.onStdout?.(c);
             },
             onStderr: (c) => {
               keep(c);
+              live.push('stderr', c);
               handlers.onStderr?.(c);
             },
           },
-        ),
+        ).finally(() => live.end());
+      },
       settle: (call, r) => {
         run.outputBytes += r.stdoutBytes + r.stderrBytes;
         call.exitCode = r.exitCode;

@@ -18,7 +18,7 @@ import type { TerminalSession } from '../../engine/podman/terminal-session.js';
 import type { StatsSample } from '../../../shared/types/stats.js';
 import type { EngineSource } from './engine-source.js';
 import type { StatsHub } from './stats-hub.js';
-import { OutputBatcher } from './output-batcher.js';
+import { OutputBatcher } from '../../engine/output-batcher.js';
 
 const MAX_TERMINALS = 16;
 /** Events every UI follows; stats, terminal output and verify progress are per connection. */

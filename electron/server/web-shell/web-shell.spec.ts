@@ -1,26 +1,9 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { IPC_CHANNELS } from '../../../shared/contracts/methods.js';
-import { OutputBatcher } from './output-batcher.js';
 import { WebShellLogin, readCookie, sessionCookie } from './login.js';
 import { allowedHosts, hostAllowed, originAllowed } from './origin-check.js';
 import { parseUiRequest } from './ui-session.js';
-
-describe('output batching', () => {
-  it('joins chunks within a few ms and never splits a UTF-8 character', () => {
-    vi.useFakeTimers();
-    const out: string[] = [];
-    const b = new OutputBatcher((d) => out.push(d));
-    const euro = Buffer.from('€');
-    b.push(Buffer.from('a'));
-    b.push(euro.subarray(0, 1));
-    b.push(euro.subarray(1));
-    expect(out).toEqual([]);
-    vi.advanceTimersByTime(10);
-    expect(out).toEqual(['a€']);
-    vi.useRealTimers();
-  });
-});
 
 describe('web shell login', () => {
   it('takes a code once, the UI token many times, and nothing else', () => {
