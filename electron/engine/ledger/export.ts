@@ -25,6 +25,16 @@ export interface ExportOptions {
 const CONSISTENCY_FROM_EXPORTS = 16;
 
 export function exportBundle(ledger: Ledger, opts: ExportOptions = {}): ReportBundle {
+  return { ...assemble(ledger, opts), verification: ledger.verify() };
+}
+
+/** exportBundle() for a live process: the full verification it carries runs without blocking the loop. */
+export async function exportBundleAsync(ledger: Ledger, opts: ExportOptions = {}): Promise<ReportBundle> {
+  const bundle = assemble(ledger, opts);
+  return { ...bundle, verification: await ledger.verifyAsync() };
+}
+
+function assemble(ledger: Ledger, opts: ExportOptions): Omit<ReportBundle, 'verification'> {
   // "At every export": the bundle carries a checkpoint signed now, over the whole ledger.
   const cp = ledger.checkpoint('export');
   const size = cp.size;
@@ -66,6 +76,5 @@ export function exportBundle(ledger: Ledger, opts: ExportOptions = {}): ReportBu
     entries,
     proofs,
     consistency,
-    verification: ledger.verify(),
   };
 }

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { WardenError } from '../../../shared/errors.js';
 import type { LedgerMethodParams } from '../../../shared/contracts/methods.js';
 import type { LedgerExportResult, LedgerPage, LedgerSummary, LedgerVerifyOutcome } from '../../../shared/types/ledger.js';
-import { exportBundle } from './export.js';
+import { exportBundleAsync } from './export.js';
 import { verifyBundle } from './bundle-verify.js';
 import { renderReportHtml } from './report-html.js';
 import type { Ledger } from './ledger.js';
@@ -14,6 +14,9 @@ export type VerifyProgress = (done: number, total: number) => void;
 
 export class LedgerView {
   private verifying: Promise<LedgerVerifyOutcome> | null = null;
+  /** Everyone waiting on the verification under way hears its progress. */
+  private readonly watchers = new Set<VerifyProgress>();
+  private lastProgress: [number, number] | null = null;
 
   constructor(private readonly ledger: Ledger) {}
 
@@ -40,24 +43,43 @@ export class LedgerView {
     return { ...page, size: this.ledger.head().size };
   }
 
-  /** One verification at a time per ledger: a second caller shares the one under way. */
+  /**
+   * One verification at a time per ledger: a second caller shares the one under way (and its
+   * progress from then on). It runs off the event loop's back (verifyAsync), so the door keeps
+   * serving everyone else meanwhile.
+   */
   async 'ledger.verify'(_p: LedgerMethodParams<'ledger.verify'>, onProgress?: VerifyProgress): Promise<LedgerVerifyOutcome> {
-    if (this.verifying) return this.verifying;
+    if (onProgress) {
+      this.watchers.add(onProgress);
+      if (this.verifying && this.lastProgress) onProgress(...this.lastProgress); // joining late: where it is now
+    }
+    try {
+      this.verifying ??= this.runVerify();
+      return await this.verifying;
+    } finally {
+      if (onProgress) this.watchers.delete(onProgress);
+    }
+  }
+
+  private async runVerify(): Promise<LedgerVerifyOutcome> {
     const started = Date.now();
-    this.verifying = (async () => {
-      try {
-        const result = await this.ledger.verifyAsync({ onProgress });
-        return { ...result, durationMs: Date.now() - started, key: this.key() };
-      } finally {
-        this.verifying = null;
-      }
-    })();
-    return this.verifying;
+    try {
+      const result = await this.ledger.verifyAsync({
+        onProgress: (done, total) => {
+          this.lastProgress = [done, total];
+          for (const fn of this.watchers) fn(done, total);
+        },
+      });
+      return { ...result, durationMs: Date.now() - started, key: this.key() };
+    } finally {
+      this.verifying = null;
+      this.lastProgress = null;
+    }
   }
 
   async 'ledger.export'(p: LedgerMethodParams<'ledger.export'>): Promise<LedgerExportResult> {
     if (p.fromSeq !== undefined && p.toSeq !== undefined && p.fromSeq > p.toSeq) throw new WardenError('E_BAD_INPUT', `from ${p.fromSeq} is after to ${p.toSeq}`, 'give a range with from ≤ to');
-    const bundle = exportBundle(this.ledger, p);
+    const bundle = await exportBundleAsync(this.ledger, p);
     const stamp = bundle.createdAt.replace(/[:.]/g, '-');
     const scope = p.sandboxId ? `-${p.sandboxId.slice(0, 24)}` : '';
     return {

@@ -19,7 +19,7 @@ import { applySchema, LEDGER_FORMAT, readMeta } from './schema.js';
 import type { SignerKey } from './note.js';
 import { loadOrCreateSigner } from './signing.js';
 import { TreeStore } from './tree-store.js';
-import { verifyLedger, type VerifyOptions } from './verify.js';
+import { verifyLedger, verifyLedgerAsync, type VerifyOptions, type VerifySource } from './verify.js';
 
 export interface LedgerOptions {
   /** Where the Ed25519 key lives; default WARDEN_HOME/keys. */
@@ -271,16 +271,24 @@ export class Ledger {
     process.stderr.write(`warden: ledger checkpoint failed: ${message}\n`);
   }
 
+  private verifySource(): VerifySource {
+    return { db: this.db, file: this.file, origin: this.origin, verifier: this.signer, checkpointFile: this.checkpointFile };
+  }
+
   /** Full verification: every hash, the chain, seq continuity, the Merkle root against every signed checkpoint. */
   verify(opts: VerifyOptions = {}): VerifyResult {
     this.live();
-    return verifyLedger({ db: this.db, file: this.file, origin: this.origin, verifier: this.signer, checkpointFile: this.checkpointFile }, opts);
+    return verifyLedger(this.verifySource(), opts);
   }
 
-  /** verify() for a live process (the UI): progress as it goes, the event loop kept free. */
+  /**
+   * verify() for a live process (the UI): the same verdict, progress as it goes, and the event loop
+   * kept free (worker results come as messages; ranges done here are interleaved with other work).
+   * Entries appended meanwhile are past the verified size and do not change the verdict.
+   */
   async verifyAsync(opts: VerifyOptions = {}): Promise<VerifyResult> {
-    await new Promise((r) => setImmediate(r));
-    return this.verify(opts);
+    this.live();
+    return verifyLedgerAsync(this.verifySource(), opts);
   }
 
   /** Appends made by this process, as they commit (for the live UI). Returns the unsubscribe. */

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalize, entryCanonical, entryHash } from './canonical.js';
 import { formatCheckpoint, openNote, signNote, signerFromGoKey, type SignerKey } from './note.js';
 import { sampleEntry, tempLedger, type TempLedger } from './test-support.js';
-import { verifyLedgerFile } from './verify-file.js';
+import { verifyLedgerFile, verifyLedgerFileAsync } from './verify-file.js';
 
 const N = 60;
 let t: TempLedger;
@@ -56,8 +56,16 @@ function sqlite(file: string, script: string): void {
   execFileSync('sqlite3', ['-bail', file], { input: script });
 }
 
-function verify(c: Copy) {
-  return verifyLedgerFile(c.file, { keyDir: t.keyDir, checkpointFile: c.checkpointFile });
+/**
+ * Every case is verified three ways, which must agree: the blocking verify(), the async one the UI
+ * uses (ranges interleaved with the event loop), and the async one on worker threads.
+ */
+async function verify(c: Copy) {
+  const opts = { keyDir: t.keyDir, checkpointFile: c.checkpointFile };
+  const sync = verifyLedgerFile(c.file, opts);
+  expect(await verifyLedgerFileAsync(c.file, { ...opts, rangeSize: 4 }), 'async, in this thread').toEqual(sync);
+  expect(await verifyLedgerFileAsync(c.file, { ...opts, workers: 2, parallelThreshold: 0, rangeSize: 8 }), 'async, on workers').toEqual(sync);
+  return sync;
 }
 
 type Row = { seq: number; time: string; actor: string; sandbox_id: string | null; kind: string; payload: string; prev_hash: Buffer; hash: Buffer };
@@ -81,8 +89,8 @@ const hashOf = (r: Omit<Row, 'hash'>) =>
   entryHash(entryCanonical({ seq: r.seq, time: r.time, actor: r.actor, sandboxId: r.sandbox_id, kind: r.kind, payloadJson: r.payload, prevHash: r.prev_hash.toString('hex') }));
 
 describe('the untouched ledger', () => {
-  it('verifies, against the checkpoint file and the history', () => {
-    expect(verify(copy())).toMatchObject({ ok: true, entries: N, firstBad: null, checkpoint: { size: N, source: 'file' } });
+  it('verifies, against the checkpoint file and the history', async () => {
+    expect(await verify(copy())).toMatchObject({ ok: true, entries: N, firstBad: null, checkpoint: { size: N, source: 'file' } });
   });
 });
 
@@ -97,74 +105,74 @@ describe('one byte changed in one field of a middle entry', () => {
     ['payload', () => `UPDATE entries SET payload = ${lit(row().payload.replace('"exit":0', '"exit":1').replace('"exit":1', '"exit":7'))} WHERE seq = ${middle};`],
     ['prev_hash', () => `UPDATE entries SET prev_hash = ${blob(flipByte(row().prev_hash, 9))} WHERE seq = ${middle};`],
     ['hash', () => `UPDATE entries SET hash = ${blob(flipByte(row().hash, 31))} WHERE seq = ${middle};`],
-  ])('%s: hash mismatch at that entry', (_field, sql) => {
+  ])('%s: hash mismatch at that entry', async (_field, sql) => {
     const c = copy();
     sqlite(c.file, sql());
-    expect(verify(c)).toMatchObject({ ok: false, entries: N, firstBad: { seq: middle, reason: 'hash mismatch' } });
+    expect(await verify(c)).toMatchObject({ ok: false, entries: N, firstBad: { seq: middle, reason: 'hash mismatch' } });
   });
 
-  it('seq (30 → 90): the entry is missing from its place, a gap at 30', () => {
+  it('seq (30 → 90): the entry is missing from its place, a gap at 30', async () => {
     const c = copy();
     sqlite(c.file, `UPDATE entries SET seq = 90 WHERE seq = ${middle};`);
-    expect(verify(c).firstBad).toEqual({ seq: middle, reason: 'gap' });
+    expect((await verify(c)).firstBad).toEqual({ seq: middle, reason: 'gap' });
   });
 
-  it('an entry changed and its own hash recomputed: the next one no longer links to it', () => {
+  it('an entry changed and its own hash recomputed: the next one no longer links to it', async () => {
     const c = copy();
     const r = row();
     const forged = { ...r, actor: 'someone-else' };
     sqlite(c.file, `UPDATE entries SET actor = 'someone-else', hash = ${blob(Buffer.from(hashOf(forged), 'hex'))} WHERE seq = ${middle};`);
-    expect(verify(c).firstBad).toEqual({ seq: middle, reason: 'broken link' });
+    expect((await verify(c)).firstBad).toEqual({ seq: middle, reason: 'broken link' });
   });
 });
 
 describe('entries removed, moved or added', () => {
-  it('delete a middle entry: gap', () => {
+  it('delete a middle entry: gap', async () => {
     const c = copy();
     sqlite(c.file, 'DELETE FROM entries WHERE seq = 30;');
-    expect(verify(c)).toMatchObject({ ok: false, entries: N - 1, firstBad: { seq: 30, reason: 'gap' } });
+    expect(await verify(c)).toMatchObject({ ok: false, entries: N - 1, firstBad: { seq: 30, reason: 'gap' } });
   });
 
-  it('delete a middle entry and renumber the rest to hide the hole: gap', () => {
+  it('delete a middle entry and renumber the rest to hide the hole: gap', async () => {
     const c = copy();
     sqlite(c.file, 'DELETE FROM entries WHERE seq = 30; UPDATE entries SET seq = -seq WHERE seq > 30; UPDATE entries SET seq = -seq - 1 WHERE seq < 0;');
-    expect(verify(c).firstBad).toEqual({ seq: 30, reason: 'gap' });
+    expect((await verify(c)).firstBad).toEqual({ seq: 30, reason: 'gap' });
   });
 
-  it('swap two entries: reordered, at the first of them', () => {
+  it('swap two entries: reordered, at the first of them', async () => {
     const c = copy();
     sqlite(c.file, 'UPDATE entries SET seq = -1 WHERE seq = 20; UPDATE entries SET seq = 20 WHERE seq = 40; UPDATE entries SET seq = 40 WHERE seq = -1;');
-    expect(verify(c).firstBad).toEqual({ seq: 20, reason: 'reordered' });
+    expect((await verify(c)).firstBad).toEqual({ seq: 20, reason: 'reordered' });
   });
 
-  it('swap two neighbours: reordered', () => {
+  it('swap two neighbours: reordered', async () => {
     const c = copy();
     sqlite(c.file, 'UPDATE entries SET seq = -1 WHERE seq = 30; UPDATE entries SET seq = 30 WHERE seq = 31; UPDATE entries SET seq = 31 WHERE seq = -1;');
-    expect(verify(c).firstBad).toEqual({ seq: 30, reason: 'reordered' });
+    expect((await verify(c)).firstBad).toEqual({ seq: 30, reason: 'reordered' });
   });
 
-  it('duplicate an entry in place (shifting the rest): duplicate, at the copy', () => {
+  it('duplicate an entry in place (shifting the rest): duplicate, at the copy', async () => {
     const c = copy();
     sqlite(c.file, 'UPDATE entries SET seq = -seq WHERE seq > 30; UPDATE entries SET seq = -seq + 1 WHERE seq < 0; INSERT INTO entries SELECT 31, time, actor, sandbox_id, kind, payload, prev_hash, hash FROM entries WHERE seq = 30;');
-    expect(verify(c).firstBad).toEqual({ seq: 31, reason: 'duplicate' });
+    expect((await verify(c)).firstBad).toEqual({ seq: 31, reason: 'duplicate' });
   });
 
-  it('duplicate an entry at the end: duplicate', () => {
+  it('duplicate an entry at the end: duplicate', async () => {
     const c = copy();
     sqlite(c.file, `INSERT INTO entries SELECT ${N + 1}, time, actor, sandbox_id, kind, payload, prev_hash, hash FROM entries WHERE seq = 30;`);
-    expect(verify(c)).toMatchObject({ entries: N + 1, firstBad: { seq: N + 1, reason: 'duplicate' } });
+    expect(await verify(c)).toMatchObject({ entries: N + 1, firstBad: { seq: N + 1, reason: 'duplicate' } });
   });
 
-  it('duplicate a seq after dropping the primary key: duplicate', () => {
+  it('duplicate a seq after dropping the primary key: duplicate', async () => {
     const c = copy();
     sqlite(
       c.file,
       'CREATE TABLE e2 AS SELECT * FROM entries; DROP TABLE entries; ALTER TABLE e2 RENAME TO entries; INSERT INTO entries SELECT * FROM entries WHERE seq = 30;',
     );
-    expect(verify(c).firstBad).toEqual({ seq: 30, reason: 'duplicate' });
+    expect((await verify(c)).firstBad).toEqual({ seq: 30, reason: 'duplicate' });
   });
 
-  it('insert a forged entry with a valid hash of its own (renumbering the rest): inserted, at the forgery', () => {
+  it('insert a forged entry with a valid hash of its own (renumbering the rest): inserted, at the forgery', async () => {
     const c = copy();
     const before = rows(t.file)[28]!; // entry 29
     const forged = { seq: 30, time: before.time, actor: 'user', sandbox_id: 'sb-alpha', kind: 'approval.granted', payload: canonicalize({ approved: 'rm -rf /' }), prev_hash: before.hash };
@@ -174,13 +182,13 @@ describe('entries removed, moved or added', () => {
       'UPDATE entries SET seq = -seq WHERE seq >= 30; UPDATE entries SET seq = -seq + 1 WHERE seq < 0;' +
         `INSERT INTO entries VALUES (30, ${lit(forged.time)}, 'user', 'sb-alpha', 'approval.granted', ${lit(forged.payload)}, ${blob(forged.prev_hash)}, ${blob(hash)});`,
     );
-    expect(verify(c)).toMatchObject({ entries: N + 1, firstBad: { seq: 30, reason: 'inserted' } });
+    expect(await verify(c)).toMatchObject({ entries: N + 1, firstBad: { seq: 30, reason: 'inserted' } });
   });
 
-  it('drop the last 5 entries: checkpoint mismatch at the first one missing', () => {
+  it('drop the last 5 entries: checkpoint mismatch at the first one missing', async () => {
     const c = copy();
     sqlite(c.file, `DELETE FROM entries WHERE seq > ${N - 5};`);
-    expect(verify(c)).toMatchObject({ ok: false, entries: N - 5, firstBad: { seq: N - 4, reason: 'checkpoint mismatch' } });
+    expect(await verify(c)).toMatchObject({ ok: false, entries: N - 5, firstBad: { seq: N - 4, reason: 'checkpoint mismatch' } });
   });
 });
 
@@ -202,51 +210,51 @@ describe('whole-file attacks only a signed checkpoint can catch', () => {
     sqlite(c.file, sql.join('\n'));
   }
 
-  it('rewrite every entry with hashes recomputed: the chain holds, the signed root does not', () => {
+  it('rewrite every entry with hashes recomputed: the chain holds, the signed root does not', async () => {
     const c = copy();
     rewrite(c, 1, (r) => ({ ...r, actor: 'nobody' }));
-    expect(verify(c)).toMatchObject({ ok: false, entries: N, firstBad: { seq: 1, reason: 'checkpoint mismatch' } });
+    expect(await verify(c)).toMatchObject({ ok: false, entries: N, firstBad: { seq: 1, reason: 'checkpoint mismatch' } });
   });
 
-  it('rewrite the history too (clear the checkpoints table): the file outside still catches it', () => {
+  it('rewrite the history too (clear the checkpoints table): the file outside still catches it', async () => {
     const c = copy();
     rewrite(c, 1, (r) => ({ ...r, actor: 'nobody' }));
     sqlite(c.file, 'DELETE FROM checkpoints;');
-    expect(verify(c).firstBad).toEqual({ seq: 1, reason: 'checkpoint mismatch' });
+    expect((await verify(c)).firstBad).toEqual({ seq: 1, reason: 'checkpoint mismatch' });
   });
 
-  it('rewrite from entry 45 on: located after the last checkpoint that still matches (40)', () => {
+  it('rewrite from entry 45 on: located after the last checkpoint that still matches (40)', async () => {
     const c = copy();
     rewrite(c, 45, (r) => ({ ...r, payload: canonicalize({ innocent: true }) }));
-    expect(verify(c).firstBad).toEqual({ seq: 41, reason: 'checkpoint mismatch' });
+    expect((await verify(c)).firstBad).toEqual({ seq: 41, reason: 'checkpoint mismatch' });
   });
 
-  it('restore an older copy: the checkpoint file vouches for entries it lacks', () => {
+  it('restore an older copy: the checkpoint file vouches for entries it lacks', async () => {
     const c = copy();
     copyFileSync(olderCopy, c.file);
-    expect(verify(c)).toMatchObject({ ok: false, entries: 40, firstBad: { seq: 41, reason: 'checkpoint mismatch' } });
+    expect(await verify(c)).toMatchObject({ ok: false, entries: 40, firstBad: { seq: 41, reason: 'checkpoint mismatch' } });
   });
 
-  it('re-sign the checkpoint file with another key: bad signature', () => {
+  it('re-sign the checkpoint file with another key: bad signature', async () => {
     const c = copy();
     const other: SignerKey = signerFromGoKey('PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz');
     const note = readFileSync(c.checkpointFile, 'utf8');
     writeFileSync(c.checkpointFile, signNote(note.slice(0, note.lastIndexOf('\n\n') + 1), other));
-    expect(verify(c).firstBad).toEqual({ seq: N, reason: 'bad signature' });
+    expect((await verify(c)).firstBad).toEqual({ seq: N, reason: 'bad signature' });
   });
 
-  it('alter the checkpoint file (a bigger size, same signature): bad signature', () => {
+  it('alter the checkpoint file (a bigger size, same signature): bad signature', async () => {
     const c = copy();
     const note = readFileSync(c.checkpointFile, 'utf8');
     writeFileSync(c.checkpointFile, note.replace(`\n${N}\n`, `\n${N - 10}\n`));
-    expect(verify(c).firstBad).toEqual({ seq: N - 10, reason: 'bad signature' });
+    expect((await verify(c)).firstBad).toEqual({ seq: N - 10, reason: 'bad signature' });
   });
 
-  it('a forged checkpoint in the history table: bad signature', () => {
+  it('a forged checkpoint in the history table: bad signature', async () => {
     const c = copy();
     const forged = signNote(formatCheckpoint({ origin: 'x', size: 10, root: Buffer.alloc(32) }), signerFromGoKey('PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz'));
     sqlite(c.file, `INSERT INTO checkpoints (size, time, reason, note) VALUES (10, 'now', 'manual', ${lit(forged)});`);
-    expect(verify(c).firstBad).toEqual({ seq: 10, reason: 'bad signature' });
+    expect((await verify(c)).firstBad).toEqual({ seq: 10, reason: 'bad signature' });
     expect(() => openNote(forged, signerFromGoKey('PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz'))).not.toThrow();
   });
 });

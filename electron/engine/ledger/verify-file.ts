@@ -9,7 +9,7 @@ import { parseVkey, type VerifierKey } from './note.js';
 import { defaultKeyDir } from './paths.js';
 import { readMeta } from './schema.js';
 import { loadVerifier } from './signing.js';
-import { verifyLedger, type VerifyOptions } from './verify.js';
+import { verifyLedger, verifyLedgerAsync, type VerifyOptions, type VerifySource } from './verify.js';
 
 export interface VerifyFileOptions extends VerifyOptions {
   keyDir?: string;
@@ -19,6 +19,25 @@ export interface VerifyFileOptions extends VerifyOptions {
 }
 
 export function verifyLedgerFile(file: string, opts: VerifyFileOptions = {}): VerifyResult {
+  const src = openForVerify(file, opts);
+  try {
+    return verifyLedger(src, opts);
+  } finally {
+    src.db.close();
+  }
+}
+
+/** verifyLedgerFile() without blocking the event loop (see verifyLedgerAsync). */
+export async function verifyLedgerFileAsync(file: string, opts: VerifyFileOptions = {}): Promise<VerifyResult> {
+  const src = openForVerify(file, opts);
+  try {
+    return await verifyLedgerAsync(src, opts);
+  } finally {
+    src.db.close();
+  }
+}
+
+function openForVerify(file: string, opts: VerifyFileOptions): VerifySource {
   if (!existsSync(file)) throw new WardenError('E_NOT_FOUND', `no ledger at ${file}`, 'set WARDEN_HOME or pass --ledger FILE');
   let verifier: VerifierKey | null;
   try {
@@ -28,14 +47,9 @@ export function verifyLedgerFile(file: string, opts: VerifyFileOptions = {}): Ve
   }
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    let origin: string | null;
-    try {
-      origin = readMeta(db, 'origin');
-    } catch {
-      throw new WardenError('E_LEDGER', `${file} is not a Warden ledger`);
-    }
-    return verifyLedger({ db, file, origin, verifier, checkpointFile: opts.checkpointFile ?? checkpointFileFor(file) }, opts);
-  } finally {
+    return { db, file, origin: readMeta(db, 'origin'), verifier, checkpointFile: opts.checkpointFile ?? checkpointFileFor(file) };
+  } catch {
     db.close();
+    throw new WardenError('E_LEDGER', `${file} is not a Warden ledger`);
   }
 }

@@ -1,7 +1,8 @@
-// Runs range verification on worker threads while keeping verify() synchronous: the workers claim
-// ranges from a shared counter, post results on a MessagePort, and this thread sleeps on
-// Atomics.wait and drains the ports with receiveMessageOnPort. Reading rows out of SQLite costs as
-// much as hashing them, so one thread tops out near 300k entries/s; two cores roughly double it.
+// Runs range verification on worker threads: the workers claim ranges from a shared counter and post
+// results on a MessagePort. verify() stays synchronous (this thread sleeps on Atomics.wait and drains
+// the ports with receiveMessageOnPort); verifyAsync() takes the same messages on the event loop.
+// Reading rows out of SQLite costs as much as hashing them, so one thread tops out near 300k
+// entries/s; two cores roughly double it.
 //
 // The worker is built from verifyRange's own source text (eval: true) because the CLI ships as one
 // bundled file: there is no separate worker file to point at.
@@ -45,6 +46,82 @@ type Message = { i: number; result?: RangeResult; error?: string };
 
 const STALL_MS = 120_000;
 
+/** Workers started on a list of ranges, and what they reported so far; both drivers below share it. */
+class WorkerRun {
+  readonly counters: Int32Array;
+  readonly ports: MessagePort[] = [];
+  readonly threads: Worker[] = [];
+  private readonly results: Array<RangeResult | undefined>;
+  private received = 0;
+  private deadWorkers = 0;
+  lastProgress = Date.now();
+
+  constructor(
+    file: string,
+    private readonly tasks: RangeTask[],
+    private readonly workers: number,
+    private readonly onResult: (done: number) => void,
+  ) {
+    const shared = new SharedArrayBuffer(8);
+    this.counters = new Int32Array(shared);
+    this.results = new Array<RangeResult | undefined>(tasks.length);
+    const sqlitePath = createRequire(import.meta.url).resolve('better-sqlite3');
+    for (let w = 0; w < workers; w++) {
+      const { port1, port2 } = new MessageChannel();
+      const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { port: port2, shared, file, sqlitePath, tasks }, transferList: [port2] });
+      worker.unref();
+      worker.on('error', () => {
+        // Reported through the port when possible; a crash shows up as a stall or a fallback below.
+      });
+      this.ports.push(port1);
+      this.threads.push(worker);
+    }
+  }
+
+  get finished(): boolean {
+    return this.received >= this.tasks.length || this.deadWorkers >= this.workers;
+  }
+
+  /** Takes whatever is queued on the ports now, without waiting. */
+  drain(): void {
+    for (const port of this.ports) {
+      for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) this.take(m.message as Message);
+    }
+  }
+
+  take(msg: Message): void {
+    this.lastProgress = Date.now();
+    if (msg.i < 0) {
+      this.deadWorkers += 1;
+      return;
+    }
+    this.received += 1;
+    if (msg.result) this.results[msg.i] = msg.result; // an error leaves it for the in-thread rerun
+    this.onResult(this.received);
+  }
+
+  checkStall(): void {
+    if (Date.now() - this.lastProgress > STALL_MS) throw new WardenError('E_INTERNAL', 'ledger verification workers stopped responding');
+  }
+
+  stop(): void {
+    for (const port of this.ports) port.close();
+    for (const t of this.threads) void t.terminate();
+  }
+
+  /** Ranges no worker could do (none could start, or a range threw), to be rerun where a real error surfaces. */
+  missing(): number[] {
+    const out: number[] = [];
+    for (let i = 0; i < this.tasks.length; i++) if (!this.results[i]) out.push(i);
+    return out;
+  }
+
+  collect(rerun: Map<number, RangeResult>): RangeResult[] {
+    return this.tasks.map((_, i) => this.results[i] ?? rerun.get(i)!);
+  }
+}
+
+/** Blocks this thread until the workers are done: it sleeps on Atomics.wait and drains the ports. */
 export function runInWorkers(
   file: string,
   tasks: RangeTask[],
@@ -52,50 +129,71 @@ export function runInWorkers(
   onResult: (done: number) => void,
   inThread: (task: RangeTask) => RangeResult,
 ): RangeResult[] {
-  const shared = new SharedArrayBuffer(8);
-  const counters = new Int32Array(shared);
-  const sqlitePath = createRequire(import.meta.url).resolve('better-sqlite3');
-  const ports: MessagePort[] = [];
-  const threads: Worker[] = [];
-  for (let w = 0; w < workers; w++) {
-    const { port1, port2 } = new MessageChannel();
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { port: port2, shared, file, sqlitePath, tasks }, transferList: [port2] });
-    worker.unref();
-    worker.on('error', () => {
-      // Reported through the port when possible; a crash shows up as a stall or a fallback below.
-    });
-    ports.push(port1);
-    threads.push(worker);
-  }
-  const results: Array<RangeResult | undefined> = new Array(tasks.length);
-  let received = 0;
-  let deadWorkers = 0;
-  let lastProgress = Date.now();
+  const run = new WorkerRun(file, tasks, workers, onResult);
   try {
-    while (received < tasks.length && deadWorkers < workers) {
-      const seen = Atomics.load(counters, 1);
-      for (const port of ports) {
-        for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) {
-          const msg = m.message as Message;
-          lastProgress = Date.now();
-          if (msg.i < 0) {
-            deadWorkers += 1;
-            continue;
-          }
-          received += 1;
-          if (msg.result) results[msg.i] = msg.result; // an error leaves it for the in-thread rerun
-          onResult(received);
-        }
-      }
-      if (received >= tasks.length || deadWorkers >= workers) break;
-      if (Date.now() - lastProgress > STALL_MS) throw new WardenError('E_INTERNAL', 'ledger verification workers stopped responding');
-      Atomics.wait(counters, 1, seen, 250);
+    while (!run.finished) {
+      const seen = Atomics.load(run.counters, 1);
+      run.drain();
+      if (run.finished) break;
+      run.checkStall();
+      Atomics.wait(run.counters, 1, seen, 250);
     }
   } finally {
-    for (const port of ports) port.close();
-    for (const t of threads) void t.terminate();
+    run.stop();
   }
-  // Whatever the workers could not do (no worker could start, or a range threw) runs here, where a
-  // real error surfaces with its own message.
-  return tasks.map((task, i) => results[i] ?? inThread(task));
+  const rerun = new Map<number, RangeResult>();
+  for (const i of run.missing()) rerun.set(i, inThread(tasks[i]!));
+  return run.collect(rerun);
+}
+
+/**
+ * The same without blocking: results arrive as port messages on the event loop, and this thread is
+ * free meanwhile (the HTTP API and every UI socket of `warden serve` keep answering).
+ */
+export async function runInWorkersAsync(
+  file: string,
+  tasks: RangeTask[],
+  workers: number,
+  onResult: (done: number) => void,
+  inThread: (task: RangeTask) => RangeResult,
+): Promise<RangeResult[]> {
+  const run = new WorkerRun(file, tasks, workers, onResult);
+  let stall: NodeJS.Timeout | undefined;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let exited = 0;
+      for (const port of run.ports) {
+        port.on('message', (msg: Message) => {
+          run.take(msg);
+          if (run.finished) resolve();
+        });
+      }
+      for (const t of run.threads) {
+        // A worker that dies without a word (out of memory, killed) would otherwise wait for the
+        // stall timer: once all are gone, take what they left queued and rerun the rest here.
+        t.once('exit', () => {
+          exited += 1;
+          if (exited < run.threads.length) return;
+          run.drain();
+          resolve();
+        });
+      }
+      stall = setInterval(() => {
+        try {
+          run.checkStall();
+        } catch (err) {
+          reject(err as Error);
+        }
+      }, 1000);
+    });
+  } finally {
+    clearInterval(stall);
+    run.stop();
+  }
+  const rerun = new Map<number, RangeResult>();
+  for (const i of run.missing()) {
+    rerun.set(i, inThread(tasks[i]!));
+    await new Promise((r) => setImmediate(r));
+  }
+  return run.collect(rerun);
 }

@@ -2,6 +2,8 @@
 // root at every signed checkpoint (the file outside the database and the history inside it).
 //
 // Memory stays flat: rows are read a page at a time and the tree is folded into O(log n) subtrees.
+// One algorithm (verifySteps), two drivers: verifyLedger blocks until the verdict (CLI, tests);
+// verifyLedgerAsync keeps the event loop free for a process that serves others meanwhile.
 import { hash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type { Database } from 'better-sqlite3';
@@ -12,7 +14,7 @@ import { checkpointInfo, readSignedCheckpoint } from './checkpoint.js';
 import { diagnose, type Finding } from './diagnose.js';
 import { EMPTY_ROOT } from './merkle.js';
 import { parseCheckpoint, type VerifierKey } from './note.js';
-import { runInWorkers } from './verify-pool.js';
+import { runInWorkers, runInWorkersAsync } from './verify-pool.js';
 import { verifyRange, type RangeResult, type RangeTask } from './verify-range.js';
 
 export interface VerifyOptions {
@@ -52,7 +54,36 @@ function sizeOfUnverified(note: string): number {
   }
 }
 
-function collectCheckpoints(src: VerifySource, problems: Finding[]): GoodCheckpoint[] {
+/** Rows counted per step: COUNT(*) over a million entries holds a thread for ~150 ms. */
+const COUNT_SLICE = 65536;
+
+/**
+ * Rows up to maxSeq (rows past it were appended after it was read), which differs from maxSeq when
+ * rows were added or removed. Counted in slices of seq when seq is the table's rowid (as Warden
+ * creates it: unique integers, so the slices count every row); with any other schema (an attacker
+ * rebuilt the table) all rows, in one statement.
+ */
+function* countEntries(db: Database, maxSeq: number): Generator<VerifyStep, number, unknown> {
+  const sql = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'entries'").pluck().get();
+  const body = typeof sql === 'string' ? sql.slice(sql.indexOf('(') + 1) : '';
+  if (!/^\s*seq\s+INTEGER\s+PRIMARY\s+KEY\s*,/i.test(body) || /WITHOUT\s+ROWID/i.test(body)) {
+    return db.prepare('SELECT COUNT(*) FROM entries').pluck().get() as number;
+  }
+  const first = db.prepare('SELECT seq FROM entries ORDER BY seq LIMIT 1').pluck().get() as number | undefined;
+  if (first === undefined) return 0;
+  const slice = db.prepare('SELECT COUNT(*) FROM entries WHERE seq >= ? AND seq <= ?').pluck();
+  let count = 0;
+  for (let from = first; from <= maxSeq; from += COUNT_SLICE) {
+    if (from > first) yield { kind: 'pause' };
+    count += slice.get(from, Math.min(maxSeq, from + COUNT_SLICE - 1)) as number;
+  }
+  return count;
+}
+
+/** Checkpoint signatures checked per step (Ed25519, ~0.1 ms each). */
+const NOTES_SLICE = 64;
+
+function* collectCheckpoints(src: VerifySource, problems: Finding[]): Generator<VerifyStep, GoodCheckpoint[], unknown> {
   const notes: Array<{ note: string; source: CheckpointInfo['source'] }> = [];
   const external = readCheckpointFile(src.checkpointFile);
   if (external !== null) notes.push({ note: external, source: 'file' });
@@ -60,7 +91,8 @@ function collectCheckpoints(src: VerifySource, problems: Finding[]): GoodCheckpo
   for (const note of history) notes.push({ note: typeof note === 'string' ? note : '', source: 'ledger' });
   const good: GoodCheckpoint[] = [];
   const seen = new Set<string>();
-  for (const { note, source } of notes) {
+  for (const [i, { note, source }] of notes.entries()) {
+    if (i > 0 && i % NOTES_SLICE === 0) yield { kind: 'pause' };
     if (seen.has(note)) continue;
     seen.add(note);
     const body = readSignedCheckpoint(note, src.verifier);
@@ -93,13 +125,32 @@ function nodeHashOf(l: Buffer, r: Buffer): Buffer {
   return hash('sha256', nodeBuf, 'buffer');
 }
 
-export function verifyLedger(src: VerifySource, opts: VerifyOptions = {}): VerifyResult {
-  const db = src.db;
-  const [count, maxSeq] = db.prepare('SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM entries').raw(true).get() as [number, number];
-  const problems: Finding[] = [];
-  const checkpoints = collectCheckpoints(src, problems);
+/**
+ * What verification asks of whoever drives it: run these ranges on worker threads and send their
+ * results back, or let the caller breathe between two ranges verified in this thread. The sync
+ * driver blocks on both; the async one awaits the workers' messages and yields to the event loop.
+ */
+export type VerifyStep =
+  | { kind: 'pause' }
+  | { kind: 'workers'; file: string; tasks: RangeTask[]; workers: number; onResult(doneRanges: number): void; inThread(task: RangeTask): RangeResult };
 
-  const rangeSize = opts.rangeSize ?? 16384;
+/**
+ * The whole verification as steps: the plan, the ranges (in this thread, one step each, stopping at
+ * the first anomaly; or one step for the workers), then the join and the checkpoint comparison.
+ * `inThreadRangeSize` is the slice of work between two pauses when no workers are used.
+ */
+export function* verifySteps(src: VerifySource, opts: VerifyOptions = {}, inThreadRangeSize = 16384): Generator<VerifyStep, VerifyResult, RangeResult[] | undefined> {
+  const db = src.db;
+  // Checkpoints first: one read after them cannot miss entries a checkpoint vouches for. Entries
+  // appended meanwhile (this process between steps, or another one) lie past maxSeq and are left out.
+  const problems: Finding[] = [];
+  const checkpoints = yield* collectCheckpoints(src, problems);
+  const maxSeq = (db.prepare('SELECT MAX(seq) FROM entries').pluck().get() as number | null) ?? 0;
+  const count = yield* countEntries(db, maxSeq);
+
+  const wanted = opts.workers ?? Math.min(availableParallelism(), 4);
+  const parallel = wanted > 1 && maxSeq >= (opts.parallelThreshold ?? 200_000);
+  const rangeSize = opts.rangeSize ?? (parallel ? 16384 : inThreadRangeSize);
   const sizes = [...new Set(checkpoints.map((c) => c.size))].filter((s) => s >= 1 && s <= maxSeq);
   const tasks: RangeTask[] = [];
   for (let from = 1; from <= maxSeq; from += rangeSize) {
@@ -109,20 +160,63 @@ export function verifyLedger(src: VerifySource, opts: VerifyOptions = {}): Verif
   const total = maxSeq;
   const progress = (doneRanges: number) => opts.onProgress?.(Math.min(total, doneRanges * rangeSize), total);
   const inThread = (task: RangeTask) => verifyRange(db, hash, task);
-  const workers = Math.max(1, Math.min(opts.workers ?? Math.min(availableParallelism(), 4), tasks.length));
+  const workers = Math.max(1, Math.min(wanted, tasks.length));
   let results: RangeResult[];
-  if (workers > 1 && maxSeq >= (opts.parallelThreshold ?? 200_000)) {
-    results = runInWorkers(src.file, tasks, workers, progress, inThread);
+  if (parallel && workers > 1) {
+    results = (yield { kind: 'workers', file: src.file, tasks, workers, onResult: progress, inThread }) ?? [];
+    if (results.length !== tasks.length) throw new Error('verifySteps: the driver returned no range results');
   } else {
     results = [];
     for (const task of tasks) {
+      if (results.length > 0) yield { kind: 'pause' };
       const r = inThread(task);
       results.push(r);
       progress(results.length);
       if (r.anomaly) break; // nothing after the first anomaly changes the verdict
     }
   }
+  return conclude(db, { count, maxSeq, problems, checkpoints }, results);
+}
 
+/** Full verification in one call; blocks this thread (workers or not) until the verdict. */
+export function verifyLedger(src: VerifySource, opts: VerifyOptions = {}): VerifyResult {
+  const steps = verifySteps(src, opts);
+  let step = steps.next();
+  while (!step.done) {
+    const s = step.value;
+    step = steps.next(s.kind === 'workers' ? runInWorkers(s.file, s.tasks, s.workers, s.onResult, s.inThread) : undefined);
+  }
+  return step.value;
+}
+
+/** In-thread slices of the async path: ~15 ms of work each on this machine, so the loop stays lively. */
+const ASYNC_RANGE = 4096;
+
+/**
+ * The same verification for a live process (the UI): worker results arrive as messages, and ranges
+ * verified in this thread are interleaved with the event loop, so other requests keep being served.
+ */
+export async function verifyLedgerAsync(src: VerifySource, opts: VerifyOptions = {}): Promise<VerifyResult> {
+  const steps = verifySteps(src, opts, ASYNC_RANGE);
+  let step = steps.next();
+  while (!step.done) {
+    const s = step.value;
+    step = steps.next(s.kind === 'workers' ? await runInWorkersAsync(s.file, s.tasks, s.workers, s.onResult, s.inThread) : await breathe());
+  }
+  return step.value;
+}
+
+const breathe = () => new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined)));
+
+interface Plan {
+  count: number;
+  maxSeq: number;
+  problems: Finding[];
+  checkpoints: GoodCheckpoint[];
+}
+
+function conclude(db: Database, plan: Plan, results: RangeResult[]): VerifyResult {
+  const { count, maxSeq, problems, checkpoints } = plan;
   // Join the ranges: links across their borders, and the tree from their subtrees.
   const frontier: Buffer[] = [];
   const levels: number[] = [];
