@@ -8,6 +8,7 @@ import { DestroyDialog } from './features/sandboxes/DestroyDialog.js';
 import { SandboxDetail } from './features/sandbox-detail/SandboxDetail.js';
 import { RunsView } from './features/runs/RunsView.js';
 import { LedgerView } from './features/ledger/LedgerView.js';
+import { ApprovalsPanel } from './features/approvals/ApprovalsPanel.js';
 
 function CurrentView() {
   const view = useStore((s) => s.view);
@@ -30,6 +31,7 @@ export function App() {
       <div id="app-shell" className="shell">
         <Sidebar />
         <main className="main">
+          <ApprovalsPanel />
           <EngineBanner />
           <CurrentView />
         </main>

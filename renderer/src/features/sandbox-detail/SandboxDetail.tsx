@@ -7,6 +7,7 @@ import { SandboxActions } from '../sandboxes/SandboxActions.js';
 import { StateBadge } from '../sandboxes/StateBadge.js';
 import { Uptime } from '../sandboxes/Uptime.js';
 import { TerminalView } from '../terminal/TerminalView.js';
+import { SandboxRuns } from '../runs/SandboxRuns.js';
 
 function Facts({ sandbox }: { sandbox: SandboxInfo }) {
   const l = sandbox.limits;
@@ -63,6 +64,7 @@ export function SandboxDetail({ id }: { id: string }) {
         <SandboxActions sandbox={sandbox} />
       </header>
       <Facts sandbox={sandbox} />
+      <SandboxRuns sandboxId={sandbox.id} />
       <ResourceGraphs sandboxId={sandbox.id} />
       {running ? (
         <TerminalView key={sandbox.startedAt ?? ''} sandboxId={sandbox.id} />

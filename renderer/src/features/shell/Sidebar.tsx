@@ -24,6 +24,7 @@ export function Sidebar() {
   const view = useStore((s) => s.view);
   const navigate = useStore((s) => s.navigate);
   const count = useStore((s) => Object.keys(s.sandboxes).length);
+  const approvals = useStore((s) => Object.keys(s.approvals).length);
   const current = view.name === 'sandbox' ? 'sandboxes' : view.name;
   return (
     <nav className="sidebar" aria-label="Main">
@@ -45,6 +46,12 @@ export function Sidebar() {
             >
               {item.label}
               {item.name === 'sandboxes' && count > 0 ? <span className="pill">{count}</span> : null}
+              {item.name === 'runs' && approvals > 0 ? (
+                <span className="pill attention" data-testid="approvals-badge" data-count={approvals} title="approvals waiting">
+                  {approvals}
+                  <span className="sr-only"> {approvals === 1 ? 'approval' : 'approvals'} waiting</span>
+                </span>
+              ) : null}
             </button>
           </li>
         ))}

@@ -1,0 +1,82 @@
+// One run: who and where, its budgets spent, and its timeline of tool calls in order, live.
+import { useLayoutEffect, useRef } from 'react';
+import { useStore } from '../../store/index.js';
+import { BudgetGauges } from './BudgetGauges.js';
+import { CallItem } from './CallItem.js';
+import { formatClock, runTitle } from './run-format.js';
+
+const SHOWN = 300;
+
+export function RunDetail({ runId }: { runId: string }) {
+  const run = useStore((s) => s.runs[runId]);
+  const calls = useStore((s) => s.runCalls[runId]);
+  const complete = useStore((s) => !!s.runCallsComplete[runId]);
+  const navigate = useStore((s) => s.navigate);
+  const sandboxKnown = useStore((s) => !!(run?.sandboxId && s.sandboxes[run.sandboxId]));
+  const scroller = useRef<HTMLDivElement>(null);
+  const stick = useRef(true);
+  const count = calls?.length ?? 0;
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (el && stick.current) el.scrollTop = el.scrollHeight;
+  }, [count, runId]);
+  if (!run) {
+    return (
+      <div className="run-detail empty" data-testid="run-detail-missing">
+        <p>This run is no longer known to Warden.</p>
+      </div>
+    );
+  }
+  const shown = calls ? calls.slice(-SHOWN) : [];
+  return (
+    <section className="run-detail" aria-labelledby="run-detail-title" data-testid="run-detail" data-run-id={run.id} data-status={run.status}>
+      <header className="run-head">
+        <h2 id="run-detail-title">
+          {run.agent} <span className="muted">in</span>{' '}
+          {sandboxKnown ? (
+            <button type="button" className="link mono" onClick={() => navigate({ name: 'sandbox', id: run.sandboxId! })} title="Open the sandbox">
+              {runTitle(run)}
+            </button>
+          ) : (
+            <span className="mono">{runTitle(run)}</span>
+          )}
+        </h2>
+        <span className={`badge run-status-${run.status}`} data-testid="run-detail-status">
+          {run.status}
+        </span>
+        <span className="run-meta muted small">
+          <span className="mono" title="run id">
+            {run.id}
+          </span>
+          {run.key ? (
+            <span>
+              key <span className="mono">{run.key}</span>
+            </span>
+          ) : null}
+          <span>started {formatClock(run.startedAt)}</span>
+          {run.endedAt ? <span>ended {formatClock(run.endedAt)}</span> : null}
+        </span>
+      </header>
+      <BudgetGauges run={run} />
+      <div
+        className="timeline-scroll"
+        ref={scroller}
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+        }}
+      >
+        {count > SHOWN ? <p className="muted small">{count - SHOWN} earlier calls not shown (`warden run show {run.id}` lists them all).</p> : null}
+        {shown.length ? (
+          <ol className="timeline" aria-label="Tool calls, in order" data-testid="timeline">
+            {shown.map((c) => (
+              <CallItem key={c.id} call={c} />
+            ))}
+          </ol>
+        ) : (
+          <p className="muted timeline-empty">{complete || run.calls === 0 ? 'No tool calls yet.' : 'loading calls…'}</p>
+        )}
+      </div>
+    </section>
+  );
+}
