@@ -1,6 +1,6 @@
 // Applies the gateway's pushed run, call, output and approval events to the store, outside React.
 // On every (re)connect: a snapshot of the runs and pending approvals, and the selected run's calls
-// loaded again (calls pushed while the link was down are not replayed).
+// loaded again (calls pushed while the link was down are not replayed; output then has a hole, said so).
 import { isWardenError } from '../../../shared/errors.js';
 import type { WardenClient } from '../api/client.js';
 import type { Store } from '../store/index.js';
@@ -8,6 +8,8 @@ import type { Store } from '../store/index.js';
 export function startRunsSync(client: WardenClient, store: Store): { snapshot(): Promise<void>; stop(): void } {
   const state = () => store.getState();
   let generation = 0;
+  // Snapshots also follow engine reconnects, when this link missed nothing; only a dropped link loses events.
+  let dropped = false;
   const loading = new Set<string>();
 
   /** Loads a run's calls whole; the answer merges with calls pushed meanwhile. */
@@ -31,7 +33,10 @@ export function startRunsSync(client: WardenClient, store: Store): { snapshot():
     if (mine !== generation) return;
     state().setRuns(runs);
     state().setApprovals(approvals);
-    state().forgetCallsComplete();
+    if (dropped) {
+      dropped = false;
+      state().resynced();
+    }
     const selected = state().selectedRunId;
     if (selected) await loadRun(selected);
   };
@@ -51,6 +56,9 @@ export function startRunsSync(client: WardenClient, store: Store): { snapshot():
     client.on('approval.requested', (approval) => state().addApproval(approval)),
     client.on('approval.decided', (approval) => state().removeApproval(approval.id)),
     followSelection,
+    client.onLink((link) => {
+      if (link !== 'open') dropped = true;
+    }),
   ];
 
   return {

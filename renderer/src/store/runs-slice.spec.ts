@@ -116,6 +116,22 @@ describe('output', () => {
   });
 });
 
+describe('output with a hole in it', () => {
+  it('is marked when the call was not seen starting, or was running when the link dropped', () => {
+    const s = store();
+    s.getState().appendOutput({ runId: 'r', callId: 'unseen', stream: 'stdout', data: 'x' });
+    expect(s.getState().callOutput.unseen!.partial).toBe(true);
+    s.getState().upsertCall(call({ id: 'seen', runId: 'r', status: 'running' }));
+    s.getState().upsertCall(call({ id: 'done', runId: 'r', index: 2, status: 'ok', endedAt: '2024-01-01T00:00:01.000Z' }));
+    s.getState().appendOutput({ runId: 'r', callId: 'seen', stream: 'stdout', data: 'a' });
+    s.getState().appendOutput({ runId: 'r', callId: 'done', stream: 'stdout', data: 'b' });
+    expect(s.getState().callOutput.seen!.partial).toBeUndefined();
+    s.getState().resynced();
+    expect(s.getState().callOutput.seen!.partial).toBe(true);
+    expect(s.getState().callOutput.done!.partial).toBeUndefined();
+  });
+});
+
 describe('approvals', () => {
   it('count down on this machine’s clock from when they were pushed, and leave when decided', () => {
     const s = store();

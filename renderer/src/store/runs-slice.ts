@@ -28,6 +28,8 @@ export interface CallOutput {
   chars: number;
   /** More came than is kept here. */
   cut: boolean;
+  /** Some of it was pushed while this window was not following (it joined late, or the link dropped). */
+  partial?: true;
 }
 
 export interface PendingApproval extends ApprovalInfo {
@@ -54,8 +56,8 @@ export interface RunsSlice {
   setRunDetail(detail: RunDetail): void;
   upsertCall(call: ToolCallInfo): void;
   appendOutput(output: EventMap['run.output']): void;
-  /** After a reconnect: calls may have been missed, so loaded runs must be loaded again. */
-  forgetCallsComplete(): void;
+  /** After a (re)connect: calls and output may have been missed, so loaded runs must be loaded again. */
+  resynced(): void;
   setApprovals(list: ApprovalInfo[]): void;
   addApproval(approval: ApprovalInfo): void;
   removeApproval(id: string): void;
@@ -110,7 +112,7 @@ export function appendText(prev: CallOutput | undefined, stream: OutputSegment['
   if (last && last.stream === stream && last.text.length + text.length <= SEGMENT_CHARS) segments[segments.length - 1] = { stream, text: last.text + text };
   else if (segments.length < MAX_SEGMENTS) segments.push({ stream, text });
   else return { ...out, cut: true };
-  return { segments, chars: out.chars + text.length, cut };
+  return { ...out, segments, chars: out.chars + text.length, cut };
 }
 
 /** Drops the oldest keys of a record beyond `max`, never those in `keep`. */
@@ -168,15 +170,25 @@ export const createRunsSlice: StateCreator<AppState, [], [], RunsSlice> = (set) 
       const runCalls = { ...s.runCalls, [call.runId]: calls };
       return prev ? { runCalls } : keepCalls(s, runCalls, s.runCallsComplete);
     }),
-  appendOutput: ({ callId, stream, data }) =>
+  appendOutput: ({ runId, callId, stream, data }) =>
     set((s) => {
       const prev = s.callOutput[callId];
-      const next = appendText(prev, stream, plainText(data));
+      // Output of a call this window has not seen start: what came before is missing.
+      const joinedLate = !prev && !s.runCalls[runId]?.some((c) => c.id === callId);
+      const next = appendText(joinedLate ? { segments: [], chars: 0, cut: false, partial: true } : prev, stream, plainText(data));
       if (next === prev) return {};
       const callOutput = { ...s.callOutput, [callId]: next };
       return { callOutput: prev ? callOutput : trimRecord(callOutput, OUTPUT_CALLS_KEPT, new Set([callId])) };
     }),
-  forgetCallsComplete: () => set({ runCallsComplete: {} }),
+  resynced: () =>
+    set((s) => {
+      // Output of calls still going when the link dropped has a hole in it now.
+      const going = new Set<string>();
+      for (const calls of Object.values(s.runCalls)) for (const c of calls) if (c.endedAt === null) going.add(c.id);
+      const callOutput = { ...s.callOutput };
+      for (const id of going) if (callOutput[id]) callOutput[id] = { ...callOutput[id], partial: true };
+      return { runCallsComplete: {}, callOutput };
+    }),
   setApprovals: (list) =>
     set({
       approvals: Object.fromEntries(list.filter((a) => a.status === 'pending').map((a) => [a.id, { ...a, localDeadline: Date.parse(a.deadline) }])),

@@ -25,6 +25,7 @@ export function CallOutputView({ call }: { call: ToolCallInfo }) {
   const notes: string[] = [];
   if (!out) notes.push(`preview: the first ${formatBytes(utf8Bytes(call.preview ?? ''))} of ${formatBytes(total)} (this window was not following when it ran)`);
   else if (done && (out.cut || total > RUN_OUTPUT_STREAM_BYTES)) notes.push(`showing the first ${formatBytes(RUN_OUTPUT_STREAM_BYTES)} of ${formatBytes(total)}; the digests cover all of it`);
+  if (out?.partial) notes.push('parts of it were sent while this window was not following; the digests cover all of it');
   if (call.truncated) notes.push("cut short: the run's output budget ran out");
   return (
     <>
