@@ -9,6 +9,7 @@ import { SandboxActions } from './SandboxActions.js';
 import { Sparkline } from './Sparkline.js';
 import { StateBadge } from './StateBadge.js';
 import { Uptime } from './Uptime.js';
+import { CurrentRun } from './CurrentRun.js';
 
 const SandboxRow = memo(function SandboxRow({ sandbox }: { sandbox: SandboxInfo }) {
   const busy = useStore((s) => s.busy[sandbox.id]);
@@ -48,7 +49,9 @@ const SandboxRow = memo(function SandboxRow({ sandbox }: { sandbox: SandboxInfo 
           <span className="muted">{formatBytes(sandbox.limits.memoryBytes)}</span>
         )}
       </td>
-      <td className="muted">–</td>
+      <td>
+        <CurrentRun sandboxId={sandbox.id} />
+      </td>
       <td className="right">
         <SandboxActions sandbox={sandbox} />
       </td>
@@ -78,7 +81,7 @@ export function SandboxList() {
           <p className="muted">Create one here, or let an agent create one through the API.</p>
         </div>
       ) : (
-        <table className="table" data-testid="sandbox-table">
+        <table className="table sandbox-table" data-testid="sandbox-table">
           <thead>
             <tr>
               <th>Name</th>
