@@ -13,13 +13,16 @@ import { checkpointFileFor } from './checkpoint-file.js';
 import { latestCheckpointSize, signCheckpoint, type CheckpointReason } from './checkpoint.js';
 import { GroupCommitter } from './group-commit.js';
 import { prepareAppend, type AppendInput, type PreparedAppend } from './input.js';
-import { browseEntries, distinctValues, queryEntries } from './query.js';
+import { browseEntries, browseSteps, distinctValues, kindsAndActors, queryEntries } from './query.js';
 import { defaultKeyDir } from './paths.js';
 import { applySchema, LEDGER_FORMAT, readMeta } from './schema.js';
 import type { SignerKey } from './note.js';
 import { loadOrCreateSigner } from './signing.js';
 import { TreeStore } from './tree-store.js';
 import { verifyLedger, verifyLedgerAsync, type VerifyOptions, type VerifySource } from './verify.js';
+
+/** Seqs scanned per step by browseAsync (~15 ms of a filtered scan). */
+const BROWSE_WINDOW = 32768;
 
 export interface LedgerOptions {
   /** Where the Ed25519 key lives; default WARDEN_HOME/keys. */
@@ -192,10 +195,31 @@ export class Ledger {
     return browseEntries(this.db, q);
   }
 
-  /** The kinds and actors present, for filter menus. */
+  /**
+   * browse() for a live process: a filter without an index is scanned in windows of seqs, with the
+   * event loop let through between them (a rare kind in a million entries is a full-table scan).
+   */
+  async browseAsync(q: LedgerBrowse = {}, window = BROWSE_WINDOW): Promise<{ entries: LedgerEntry[]; nextBeforeSeq: number | null }> {
+    this.live();
+    const steps = browseSteps(this.db, q, window);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+      await new Promise((r) => setImmediate(r));
+      this.live();
+    }
+  }
+
+  /** The kinds and actors present, for filter menus (a full-table scan: see kindsAndActors for slices). */
   distinct(column: 'kind' | 'actor'): string[] {
     this.live();
     return distinctValues(this.db, column);
+  }
+
+  /** The kinds and actors of entries fromSeq..toSeq, for filter menus kept up to date a slice at a time. */
+  kindsAndActors(fromSeq: number, toSeq: number): { kinds: string[]; actors: string[] } {
+    this.live();
+    return kindsAndActors(this.db, fromSeq, toSeq);
   }
 
   head(): { size: number; hash: string } {
