@@ -3,7 +3,7 @@ import { useStore } from '../../store/index.js';
 import type { LedgerController } from '../../live/ledger-sync.js';
 import { formatCount } from './ledger-format.js';
 
-export function ExportPanel({ ctl }: { ctl: LedgerController }) {
+export function ExportPanel({ ctl, desktop }: { ctl: LedgerController; desktop: boolean }) {
   const e = useStore((s) => s.ledgerExport);
   const names = useStore((s) => s.sandboxes);
   if (e.phase === 'idle') return null;
@@ -35,8 +35,14 @@ export function ExportPanel({ ctl }: { ctl: LedgerController }) {
           Exported {formatCount(result.entries)} {result.entries === 1 ? 'entry' : 'entries'}
         </strong>{' '}
         ({range}
-        {sandbox ? ` of sandbox ${sandbox}` : ''}) to your downloads folder:
+        {sandbox ? ` of sandbox ${sandbox}` : ''}) {desktop ? 'as two files:' : 'to your downloads folder:'}
       </div>
+      {desktop ? (
+        // The desktop app refuses every download (electron/main/hardening.ts), these included.
+        <div className="muted small">
+          If no file appeared, this build of the app does not save downloads: run <code>warden audit export --out bundle.json --html report.html</code> instead.
+        </div>
+      ) : null}
       <ul>
         <li>
           <a href={e.jsonUrl} download={result.jsonName} data-testid="export-json">

@@ -42,7 +42,7 @@ export function LedgerView() {
             </div>
           ) : null}
           <VerifyPanel ctl={ctl} />
-          <ExportPanel ctl={ctl} />
+          <ExportPanel ctl={ctl} desktop={client.kind === 'electron'} />
           <LedgerFilters />
           <EntriesTable ctl={ctl} />
         </>
