@@ -6,7 +6,7 @@ const SUMMARY_MAX = 180;
 /** Keys shown first, in this order, when a payload has them. */
 const LEAD = ['tool', 'argv', 'name', 'path', 'image', 'status', 'exitCode', 'exit', 'durationMs', 'error', 'summary'] as const;
 /** Keys that identify rather than describe (shown in the details, not the one-line summary). */
-const QUIET = new Set(['runId', 'callId', 'index', 'stdoutDigest', 'stderrDigest', 'sha256', 'approvalId']);
+const QUIET = new Set(['runId', 'callId', 'execId', 'index', 'stdoutDigest', 'stderrDigest', 'sha256', 'approvalId']);
 
 function scalar(v: unknown): string | null {
   if (v === null) return 'null';
