@@ -46,6 +46,15 @@ function sqlite(file: string, ...args: string[]): string {
  */
 function tamperedCopy(home: string): { dir: string; seq: number } {
   const dir = mkdtempSync(join(tmpdir(), 'warden-e2e-tampered-'));
+  try {
+    return { dir, seq: tamper(home, dir) };
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+function tamper(home: string, dir: string): number {
   // The checkpoint file (if one was signed yet) before the database, so the copy holds every entry it vouches for.
   if (existsSync(join(home, 'ledger.db.checkpoint'))) copyFileSync(join(home, 'ledger.db.checkpoint'), join(dir, 'ledger.db.checkpoint'));
   cpSync(join(home, 'keys'), join(dir, 'keys'), { recursive: true });
@@ -73,7 +82,7 @@ function tamperedCopy(home: string): { dir: string; seq: number } {
   const changed = payload.slice(0, at) + other + payload.slice(at + 1);
   sqlite(db, `UPDATE entries SET payload = '${changed.replace(/'/g, "''")}' WHERE seq = ${seq};`);
   expect(sqlite(db, `SELECT payload FROM entries WHERE seq = ${seq};`).trim()).toBe(changed);
-  return { dir, seq };
+  return seq;
 }
 
 test.describe('ledger view', () => {
