@@ -1,12 +1,16 @@
 // The control panel's speed in the real web shell (`warden serve` in Debian's Chromium), issue 5:
 // terminal throughput and keystroke echo, and 50 live sandboxes with stats at 1 Hz.
 //   npm run bench ui        (BENCH_UI_MB, BENCH_UI_KEYS, BENCH_UI_FLEET, BENCH_UI_SECONDS, BENCH_UI_SKIP_BUILD=1)
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { machineLine, summarize, writeResultsSection } from './results-file.js';
 import { buildApp, podman, startStack, type Stack } from './ui/stack.js';
 import { EngineShell, base64Bytes, openDetail, pageKeystrokes, pageThroughput, podmanExecMs, podmanExecTtyMs, producer, wsRoundTrips, type PageThroughput } from './ui/terminal.js';
 import { FRAME_MS, measureFleet, openList, type FleetFigures } from './ui/fleet.js';
+import { probeOf } from './ui/page-probe.js';
+import { CHROMIUM_PATH } from '../e2e/fixtures/chromium.js';
+import { cpuMeter, type CpuShares } from './ui/proc.js';
 
 const MIB = Number(process.env.BENCH_UI_MB ?? 100);
 const RUNS = Number(process.env.BENCH_UI_RUNS ?? 2);
@@ -27,6 +31,7 @@ const load = () =>
 
 interface TerminalFigures {
   page: Array<PageThroughput | null>;
+  pageCpu: CpuShares[];
   engineMs: number[];
   podmanMs: number[];
   podmanTtyMs: number[];
@@ -48,10 +53,12 @@ async function terminalFigures(stack: Stack): Promise<TerminalFigures> {
     await podmanExecMs(sb.name, 4);
     await podmanExecTtyMs(sb.name, 4);
 
-    const figures: TerminalFigures = { page: [], engineMs: [], podmanMs: [], podmanTtyMs: [], keys: { total: [], toSend: [], serverTrip: [], render: [] }, engineEcho: [], ws: [], closes: [] };
+    const figures: TerminalFigures = { page: [], pageCpu: [], engineMs: [], podmanMs: [], podmanTtyMs: [], keys: { total: [], toSend: [], serverTrip: [], render: [] }, engineEcho: [], ws: [], closes: [] };
     for (let run = 1; run <= RUNS; run++) {
+      const cpu = cpuMeter(stack.servePid, stack.service.socketPath);
       const p = await pageThroughput(page, MIB, run, PAGE_TIMEOUT_MS);
       figures.page.push(p);
+      figures.pageCpu.push(cpu());
       console.log(`throughput run ${run}: page ${p ? `${fmt(mbps(p.ms))} MB/s (render tail ${fmt(p.renderTailMs, 0)} ms)` : 'NO END MARKER'}`);
       if (!p) break;
       figures.engineMs.push(await engine.throughputMs(MIB, run));
@@ -72,7 +79,7 @@ async function terminalFigures(stack: Stack): Promise<TerminalFigures> {
       figures.ws = await wsRoundTrips(page, 100);
     }
     figures.engineEcho = await engine.echoMs(KEYS);
-    figures.closes = await page.evaluate(() => (globalThis as unknown as { __bench: { closes: number[] } }).__bench.closes);
+    figures.closes = await probeOf(page).closes();
     return figures;
   } finally {
     engine.close();
@@ -96,7 +103,7 @@ async function fleetFigures(stack: Stack): Promise<FleetFigures & { createSecond
   console.log(`fleet: ${FLEET} sandboxes created in ${fmt(createSeconds)} s`);
   await openList(stack.page, prefix, FLEET);
   await new Promise((r) => setTimeout(r, 5_000));
-  const figures = await measureFleet(stack.browser, stack.page, stack.servePid, stack.service.socketPath, SECONDS);
+  const figures = await measureFleet(stack.page, stack.servePid, stack.service.socketPath, SECONDS);
   console.log(`fleet: rAF p95 ${fmt(figures.raf.p95)} ms, work/frame p95 ${fmt(figures.work.p95)} ms, serve CPU ${fmt(figures.cpu.serve)} %`);
   return { ...figures, createSeconds };
 }
@@ -119,22 +126,31 @@ function terminalSection(t: TerminalFigures): string {
 | keystroke to echo, p50 / p95, n=${keys.n} | ${fmt(keys.p50)} / ${fmt(keys.p95)} ms | engine TTY echo in Node: ${part(t.engineEcho)} ms; WebSocket round trip alone: ${part(t.ws)} ms | p50 ≤ 30 ms | ${keys.n ? verdict(keys.p50 <= 30) : '–'} |
 
 Keystroke time split, p50 / p95 ms: keydown → \`terminal.input\` sent ${part(t.keys.toSend)}; sent → echo's \`terminal.data\` received (server, Podman, shell) ${part(t.keys.serverTrip)}; received → character in xterm's rows ${part(t.keys.render)}.
+CPU during the page runs, % of one core: ${t.pageCpu.map((c) => `serve ${fmt(c.serve, 0)}, Podman ${fmt(c.podman, 0)}, Chromium ${fmt(c.chromium, 0)} (machine ${fmt(c.machine, 0)} % of both cores busy)`).join('; ')}.
 Throughput: time from the last \`terminal.data\` message to the marker on screen (xterm catching up) ${pageOk.map((p) => `${fmt(p.renderTailMs, 0)} ms`).join(', ')}; xterm reported discarded data: ${pageOk.some((p) => p.discarded) ? '**yes**' : 'no'}; WebSocket close codes seen: ${t.closes.length ? t.closes.join(', ') : 'none'}.`;
 }
 
 function fleetSection(f: FleetFigures & { createSeconds: number }): string {
   return `### ${FLEET} sandboxes live, list view, stats at 1 Hz (${f.seconds} s window)
 
-${FLEET} sandboxes (32 MiB, 0.25 CPU, idle) created with \`warden sandbox create\`, three at a time, in ${fmt(f.createSeconds)} s. The page received ${fmt(f.statsPerSecond)} stats samples/s.
+${FLEET} sandboxes (32 MiB, 0.25 CPU, idle) created with \`warden sandbox create\`, three at a time, in ${fmt(f.createSeconds)} s. The list showed ${f.rows} rows (other Warden sandboxes on this host's Podman appear too) and the page received ${fmt(f.statsPerSecond)} stats samples/s.
 
 | measure | figure | target | |
 |---|---|---|---|
 | renderer main-thread work per ${fmt(FRAME_MS)} ms frame interval, p50 / p95 / max (Chromium trace, top-level tasks) | ${fmt(f.work.p50)} / ${fmt(f.work.p95)} / ${fmt(f.work.max)} ms; busy ${fmt(100 * f.work.busyShare)} % of the time; ${fmt(100 * f.work.over16)} % of intervals over 16 ms | p95 ≤ 16 ms | ${verdict(f.work.p95 <= 16)} |
 | frame interval (rAF deltas), p50 / p95 / max, n=${f.raf.n} | ${fmt(f.raf.p50)} / ${fmt(f.raf.p95)} / ${fmt(f.raf.max)} ms; ${fmt(100 * f.raf.over25)} % over 25 ms (a dropped frame) | 60 Hz cadence: 16.7 | ${verdict(f.raf.p95 <= 17.5)} |
 | long animation frames (> 50 ms) | ${f.loaf.count}, longest ${fmt(f.loaf.maxMs, 0)} ms | 0 | ${verdict(f.loaf.count === 0)} |
-| \`warden serve\` CPU (utime + stime from /proc) | ${fmt(f.cpu.serve)} % of one core | | |
-| its Podman service / Chromium (all processes) | ${fmt(f.cpu.podman)} % / ${fmt(f.cpu.chromium)} % of one core | | |
+| \`warden serve\` CPU (utime + stime from /proc, its Podman services not included) | ${fmt(f.cpu.serve)} % of one core | | |
+| Podman API services (the bench's and serve's per-runtime one; conmon not counted) / Chromium (all its processes) | ${fmt(f.cpu.podman)} % / ${fmt(f.cpu.chromium)} % of one core | | |
 | whole machine, every process | ${fmt(f.cpu.machine)} % of both cores | | |`;
+}
+
+function chromiumVersion(): string {
+  try {
+    return execFileSync(CHROMIUM_PATH, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).match(/[\d.]+/)?.[0] ?? '';
+  } catch {
+    return '';
+  }
 }
 
 async function main(): Promise<void> {
@@ -163,9 +179,9 @@ async function main(): Promise<void> {
     'ui',
     `## UI (issue 5): the control panel in the web shell
 
-${machineLine()} Load average at the start: ${loadBefore}; at the end: ${load()} (2 cores, shared with other work). Podman ${version}; \`warden serve\` on a Podman service of its own; Debian Chromium headless, 1280×800, xterm's DOM renderer.
+${machineLine()} Load average at the start: ${loadBefore}; at the end: ${load()} (2 cores, shared with other work). Podman ${version}; \`warden serve\` on a Podman service of its own; Debian Chromium ${chromiumVersion()} headless, 1280×800, xterm's DOM renderer.
 
-Method: \`bench/ui.bench.ts\` starts everything the way the e2e suite does and signs in with the one-time link serve prints. Page times are the page's own \`performance.now()\`: a capture \`keydown\` listener, the app's WebSocket wrapped before the app loads (send and receive times), and a MutationObserver on xterm's rendered rows (the moment the text is in the DOM, before paint). MB = MiB of base64 text.
+Method: \`bench/ui.bench.ts\` starts everything the way the e2e suite does and signs in with the one-time link serve prints. Chromium is driven over the DevTools protocol directly (\`bench/ui/cdp.ts\`): Playwright enables the Network domain, which makes Chromium copy every WebSocket frame to the driver, a cost on these two cores that is not the product's. Keys are real key events (\`Input.dispatchKeyEvent\`). Page times are the page's own \`performance.now()\`: a capture \`keydown\` listener, the app's WebSocket wrapped before the app loads (send and receive times), and a MutationObserver on xterm's rendered rows (the moment the text is in the DOM, before paint). MB = MiB of base64 text.
 
 ${terminalSection(terminal)}
 

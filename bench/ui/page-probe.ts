@@ -2,7 +2,7 @@
 // is wrapped to timestamp terminal input sent and terminal output received, key presses are
 // timestamped, and the terminal's rendered rows (xterm's DOM renderer) are watched for text.
 // All times are the page's performance.now(). Nothing in the product is changed.
-import type { Page } from '@playwright/test';
+import type { BrowserPage } from './cdp.js';
 
 export interface KeyTiming {
   /** keydown dispatched in the page */
@@ -168,13 +168,13 @@ function probe(): void {
   g.__bench = b;
 }
 
-export async function installProbe(page: Page): Promise<void> {
+export async function installProbe(page: BrowserPage): Promise<void> {
   // tsx keeps function names with a __name helper the page does not have (evaluated functions too).
-  await page.addInitScript({ content: `globalThis.__name ??= (f) => f;\n(${probe.toString()})();` });
+  await page.addInitScript(`globalThis.__name ??= (f) => f;\n(${probe.toString()})();`);
 }
 
-/** The probe's calls from Node. (page.evaluate runs outside the page's CSP; eval inside would not.) */
-export function probeOf(page: Page) {
+/** The probe's calls from Node. */
+export function probeOf(page: BrowserPage) {
   type W = { __bench: Probe };
   return {
     waitText: (text: string, timeoutMs: number) =>
@@ -182,9 +182,9 @@ export function probeOf(page: Page) {
     count: (ch: string) => page.evaluate((c) => (globalThis as unknown as W).__bench.count(c), ch),
     armKey: (ch: string, timeoutMs: number) =>
       page.evaluate(([c, ms]) => (globalThis as unknown as W).__bench.armKey(c, ms), [ch, timeoutMs] as const),
-    keyResult: () => page.evaluate(() => (globalThis as unknown as W).__bench.keyResult),
+    keyResult: () => page.evaluate(() => (globalThis as unknown as W).__bench.keyResult, null),
     ping: (id: number) => page.evaluate((i) => (globalThis as unknown as W).__bench.ping(i), id),
     frames: (ms: number) => page.evaluate((m) => (globalThis as unknown as W).__bench.frames(m), ms),
-    closes: () => page.evaluate(() => (globalThis as unknown as W).__bench.closes),
+    closes: () => page.evaluate(() => (globalThis as unknown as W).__bench.closes, null),
   };
 }

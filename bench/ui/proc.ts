@@ -61,3 +61,28 @@ export function machineTicks(): { busy: number; total: number } {
   const idle = cpu[3]! + (cpu[4] ?? 0);
   return { busy: total - idle, total };
 }
+
+/** CPU use in percent of one core per process group, and of the whole machine (both cores). */
+export interface CpuShares {
+  serve: number;
+  podman: number;
+  chromium: number;
+  machine: number;
+}
+
+/** Starts measuring the CPU of `warden serve`, the Podman services and Chromium; call the result to stop. */
+export function cpuMeter(servePid: number, podmanSocket: string): () => CpuShares {
+  const mine = descendants(process.pid);
+  // serve starts Podman services of its own (one per runtime): they count as Podman, not as serve.
+  const podman = mine.filter((p) => commandLine(p).includes(podmanSocket) || /^podman .*system service/.test(commandLine(p)));
+  const serve = [servePid, ...descendants(servePid)].filter((p) => !podman.includes(p));
+  const chromium = mine.filter((p) => !serve.includes(p) && !podman.includes(p) && /chrom/i.test(commandLine(p)));
+  const read = () => ({ serve: cpuSeconds(serve), podman: cpuSeconds(podman), chromium: cpuSeconds(chromium), machine: machineTicks(), at: performance.now() });
+  const before = read();
+  return () => {
+    const after = read();
+    const share = (k: 'serve' | 'podman' | 'chromium') => (100 * (after[k] - before[k])) / ((after.at - before.at) / 1000);
+    const machine = (100 * (after.machine.busy - before.machine.busy)) / (after.machine.total - before.machine.total);
+    return { serve: share('serve'), podman: share('podman'), chromium: share('chromium'), machine };
+  };
+}

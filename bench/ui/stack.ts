@@ -1,17 +1,16 @@
 // What the UI bench runs against, set up the way the e2e suite does: the renderer and CLI built
 // from the current sources, a Podman service of its own, `warden serve` in a temp WARDEN_HOME on
-// it, and Debian's Chromium signed in with the one-time link serve prints.
+// it, and Debian's Chromium (bench/ui/cdp.ts) signed in with the one-time link serve prints.
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { chromium, type Browser, type Page } from '@playwright/test';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../e2e/fixtures/chromium.js';
 import { PodmanService, TEST_LABEL_KEY } from '../../e2e/fixtures/podman.js';
 import { startWardenServe, type WardenServe } from '../../e2e/fixtures/warden-serve.js';
 import { readServerFile } from '../../electron/server/server-file.js';
 import { installProbe } from './page-probe.js';
+import { BrowserPage } from './cdp.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const execFileAsync = promisify(execFile);
@@ -38,8 +37,7 @@ export interface Stack {
   service: PodmanService;
   serve: WardenServe;
   servePid: number;
-  browser: Browser;
-  page: Page;
+  page: BrowserPage;
   /** The warden CLI against serve's WARDEN_HOME and Podman service; resolves with stdout. */
   warden(args: string[]): Promise<string>;
   /** Creates a sandbox with the CLI, labelled with this run. */
@@ -53,11 +51,11 @@ export async function startStack(runId: string): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), 'warden-bench-ui-'));
   const service = new PodmanService(join(dir, 'podman.sock'));
   let serve: WardenServe | null = null;
-  let browser: Browser | null = null;
+  let page: BrowserPage | null = null;
   const sweep = () => sweepRun(runId);
   const close = async () => {
     sweep();
-    await browser?.close().catch(() => undefined);
+    await page?.close().catch(() => undefined);
     await serve?.stop().catch(() => undefined);
     await service.stop().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
@@ -67,18 +65,18 @@ export async function startStack(runId: string): Promise<Stack> {
     serve = await startWardenServe(service.url);
     const servePid = readServerFile(serve.home)?.pid;
     if (!servePid) throw new Error('warden serve wrote no server.json with its pid');
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page = await BrowserPage.launch();
     await installProbe(page);
     // The one-time link, as a person would follow it; the page trades it for a session cookie.
     await page.goto(`${serve.url}/#login=${serve.firstLoginCode}`);
-    await page.locator('[data-testid="engine-status"][data-status="connected"]').waitFor({ timeout: 30_000 });
+    const p = page;
+    await p.waitFor('the engine connected', async () => (await p.attribute('[data-testid="engine-status"]', 'data-status')) === 'connected');
     const home = serve.home;
     const env = { ...process.env, WARDEN_HOME: home, CONTAINER_HOST: service.url, NO_COLOR: '1' };
     const warden = async (args: string[]) => (await execFileAsync(process.execPath, ['bin/warden.mjs', ...args], { cwd: root, env, timeout: 120_000 })).stdout;
     const createSandbox = async (name: string, extra: string[] = []) =>
       JSON.parse(await warden(['sandbox', 'create', '--json', '--name', name, '--label', `${TEST_LABEL_KEY}=${runId}`, ...extra])) as { id: string; name: string };
-    return { runId, service, serve, servePid, browser, page, warden, createSandbox, sweep, close };
+    return { runId, service, serve, servePid, page, warden, createSandbox, sweep, close };
   } catch (err) {
     await close();
     throw err;

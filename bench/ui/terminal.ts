@@ -4,10 +4,10 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from '@playwright/test';
 import { PodmanConnection } from '../../electron/engine/podman/connection.js';
 import { openTerminal, type TerminalSession } from '../../electron/engine/podman/terminal-session.js';
 import { probeOf, type KeyTiming } from './page-probe.js';
+import type { BrowserPage } from './cdp.js';
 import { localPodmanEnv } from './stack.js';
 
 const PROMPT = /[#$] $/;
@@ -21,27 +21,28 @@ export function base64Bytes(mib: number): number {
 
 export const producer = (mib: number) => `head -c ${mib}M /dev/urandom | base64`;
 
+const ROWS = '[data-testid="terminal"] .xterm-rows';
+const INPUT = '[data-testid="terminal"] .xterm-helper-textarea';
+
 /** Opens a sandbox's detail view and waits for its shell prompt. */
-export async function openDetail(page: Page, name: string): Promise<void> {
-  await page.getByTestId('nav-sandboxes').click();
-  await page.locator(`[data-testid="sandbox-row"][data-name="${name}"] .name-text`).click();
-  await page.getByTestId('terminal-status').getByText('connected', { exact: true }).waitFor({ timeout: 30_000 });
+export async function openDetail(page: BrowserPage, name: string): Promise<void> {
+  await page.click('[data-testid="nav-sandboxes"]');
+  await page.waitFor(`the row of ${name}`, async () => (await page.texts(`[data-testid="sandbox-row"][data-name="${name}"]`)).length === 1);
+  await page.click(`[data-testid="sandbox-row"][data-name="${name}"] .name-text`);
+  await page.waitFor('the terminal connected', async () => (await page.text('[data-testid="terminal-status"]')) === 'connected');
   await waitRows(page, (text) => PROMPT.test(text.trimEnd() + ' '), 15_000);
 }
 
-async function waitRows(page: Page, check: (text: string) => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const text = await page.locator('[data-testid="terminal"] .xterm-rows').innerText();
-    if (check(text)) return;
-    if (Date.now() > deadline) throw new Error(`terminal never showed what was expected; it shows:\n${text.slice(-400)}`);
-    await sleep(50);
-  }
+async function waitRows(page: BrowserPage, check: (text: string) => boolean, timeoutMs: number): Promise<void> {
+  let text = '';
+  await page
+    .waitFor('the terminal', async () => check((text = await page.text(ROWS))), timeoutMs)
+    .catch(() => Promise.reject(new Error(`terminal never showed what was expected; it shows:\n${text.slice(-400)}`)));
 }
 
-async function typeLine(page: Page, text: string): Promise<void> {
-  await page.locator('[data-testid="terminal"] .xterm-helper-textarea').focus();
-  await page.keyboard.type(text);
+async function typeLine(page: BrowserPage, text: string): Promise<void> {
+  await page.focus(INPUT);
+  await page.insertText(text);
 }
 
 export interface PageThroughput {
@@ -54,24 +55,24 @@ export interface PageThroughput {
 }
 
 /** Runs the producer in the page's terminal; timed from the Enter keydown to the marker rendered. */
-export async function pageThroughput(page: Page, mib: number, run: number, timeoutMs: number): Promise<PageThroughput | null> {
+export async function pageThroughput(page: BrowserPage, mib: number, run: number, timeoutMs: number): Promise<PageThroughput | null> {
   const probe = probeOf(page);
   let discarded = false;
-  const onConsole = (msg: { text(): string }) => {
-    if (/discarded|flow control/i.test(msg.text())) discarded = true;
-  };
-  page.on('console', onConsole);
+  const off = page.onConsole((text) => {
+    if (/discarded|flow control/i.test(text)) discarded = true;
+  });
   try {
-    await typeLine(page, 'clear\n');
+    await typeLine(page, 'clear');
+    await page.press('Enter');
     await waitRows(page, (t) => t.trim().split('\n').length === 1, 10_000);
     await typeLine(page, `${producer(mib)}; echo T${run}_$((6*7))_END`);
     const done = probe.waitText(`T${run}_42_END`, timeoutMs);
-    await page.keyboard.press('Enter');
+    await page.press('Enter');
     const t = await done;
     if (!t) return null;
     return { ms: t.seenAt - t.keyAt, wsChars: t.chars, renderTailMs: t.seenAt - t.dataAt, discarded };
   } finally {
-    page.off('console', onConsole);
+    off();
   }
 }
 
@@ -117,7 +118,16 @@ export class EngineShell {
     const conn = await PodmanConnection.open({ home, socketPath, startService: false });
     const session = await openTerminal(conn, containerId, { size: { cols: 120, rows: 40 } });
     const shell = new EngineShell(conn, session, home);
-    await shell.until(() => PROMPT.test(shell.tail), 15_000);
+    // A shell started under load may print its first prompt before the stream is read: ask again.
+    const nudge = setTimeout(() => session.write('\r'), 3_000);
+    try {
+      await shell.until(() => PROMPT.test(shell.tail), 30_000);
+    } catch (err) {
+      shell.close();
+      throw err;
+    } finally {
+      clearTimeout(nudge);
+    }
     return shell;
   }
 
@@ -169,29 +179,30 @@ export class EngineShell {
 }
 
 /** Keystroke to echo in the page: keydown dispatched to the character in xterm's rendered rows. */
-export async function pageKeystrokes(page: Page, n: number): Promise<KeyTiming[]> {
+export async function pageKeystrokes(page: BrowserPage, n: number): Promise<KeyTiming[]> {
   const probe = probeOf(page);
-  await typeLine(page, 'clear\n');
+  await typeLine(page, 'clear');
+  await page.press('Enter');
   await waitRows(page, (t) => t.trim().split('\n').length === 1, 10_000);
   const out: KeyTiming[] = [];
   for (let i = 0; i < n; i++) {
     if (i % 25 === 0 && i > 0) {
-      await page.keyboard.press('Control+U');
+      await page.press('Control+U');
       await waitRows(page, (t) => !t.includes('q'), 5_000);
     }
     await probe.armKey('q', 5_000);
-    await page.keyboard.press('q');
+    await page.press('q');
     const timing = await probe.keyResult();
     if (!timing) throw new Error(`keystroke ${i}: no echo within 5 s`);
     out.push(timing);
     await sleep(20 + Math.random() * 40);
   }
-  await page.keyboard.press('Control+U');
+  await page.press('Control+U');
   return out;
 }
 
 /** Round trips of the web shell's WebSocket alone (an unknown method, answered at once). */
-export async function wsRoundTrips(page: Page, n: number): Promise<number[]> {
+export async function wsRoundTrips(page: BrowserPage, n: number): Promise<number[]> {
   const probe = probeOf(page);
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
