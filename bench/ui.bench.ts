@@ -13,7 +13,7 @@ import { CHROMIUM_PATH } from '../e2e/fixtures/chromium.js';
 import { cpuMeter, type CpuShares } from './ui/proc.js';
 
 const MIB = Number(process.env.BENCH_UI_MB ?? 100);
-const RUNS = Number(process.env.BENCH_UI_RUNS ?? 2);
+const RUNS = Number(process.env.BENCH_UI_RUNS ?? 3);
 const KEYS = Number(process.env.BENCH_UI_KEYS ?? 150);
 const FLEET = Number(process.env.BENCH_UI_FLEET ?? 50);
 const SECONDS = Number(process.env.BENCH_UI_SECONDS ?? 20);
@@ -59,8 +59,11 @@ async function terminalFigures(stack: Stack): Promise<TerminalFigures> {
       const p = await pageThroughput(page, MIB, run, PAGE_TIMEOUT_MS);
       figures.page.push(p);
       figures.pageCpu.push(cpu());
-      console.log(`throughput run ${run}: page ${p ? `${fmt(mbps(p.ms))} MB/s (render tail ${fmt(p.renderTailMs, 0)} ms)` : 'NO END MARKER'}`);
-      if (!p) break;
+      if (!p || p.closedCode !== undefined) {
+        console.log(`throughput run ${run}: page LOST (${p ? `socket closed ${p.closedCode} after ${fmt(p.ms / 1000)} s, ${fmt(p.wsChars / 1048576)} MiB received` : 'no end marker'})`);
+        // The control panel reconnects by itself; the terminal is a new shell.
+        await openDetail(page, sb.name);
+      } else console.log(`throughput run ${run}: page ${fmt(mbps(p.ms))} MB/s (render tail ${fmt(p.renderTailMs, 0)} ms)`);
       figures.engineMs.push(await engine.throughputMs(MIB, run));
       figures.podmanMs.push(await podmanExecMs(sb.name, MIB));
       figures.podmanTtyMs.push(await podmanExecTtyMs(sb.name, MIB));
@@ -68,16 +71,14 @@ async function terminalFigures(stack: Stack): Promise<TerminalFigures> {
       console.log(`  engine TTY ${last(figures.engineMs)}, podman exec ${last(figures.podmanMs)}, podman exec -t ${last(figures.podmanTtyMs)} MB/s`);
     }
 
-    if (figures.page.every((p) => p)) {
-      for (const k of await pageKeystrokes(page, KEYS)) {
-        figures.keys.total.push(k.seenAt - k.keyAt);
-        figures.keys.toSend.push(k.sentAt - k.keyAt);
-        figures.keys.serverTrip.push(k.dataAt - k.sentAt);
-        figures.keys.render.push(k.seenAt - k.dataAt);
-      }
-      console.log(`keystrokes: p50 ${fmt(summarize(figures.keys.total).p50)} ms`);
-      figures.ws = await wsRoundTrips(page, 100);
+    for (const k of await pageKeystrokes(page, KEYS)) {
+      figures.keys.total.push(k.seenAt - k.keyAt);
+      figures.keys.toSend.push(k.sentAt - k.keyAt);
+      figures.keys.serverTrip.push(k.dataAt - k.sentAt);
+      figures.keys.render.push(k.seenAt - k.dataAt);
     }
+    console.log(`keystrokes: p50 ${fmt(summarize(figures.keys.total).p50)} ms`);
+    figures.ws = await wsRoundTrips(page, 100);
     figures.engineEcho = await engine.echoMs(KEYS);
     figures.closes = await probeOf(page).closes();
     return figures;
@@ -129,20 +130,23 @@ function verdict(ok: boolean): string {
 }
 
 function terminalSection(t: TerminalFigures): string {
-  const pageOk = t.page.filter((p): p is PageThroughput => p !== null);
+  const ended = (p: PageThroughput | null): boolean => p !== null && p.closedCode === undefined;
+  const pageOk = t.page.filter((p): p is PageThroughput => ended(p));
   const pageMbps = median(pageOk.map((p) => mbps(p.ms)));
   const lost = t.page.length > pageOk.length;
+  const runText = (p: PageThroughput | null) =>
+    p && ended(p) ? fmt(mbps(p.ms)) : p ? `**cut off**: socket closed ${p.closedCode} after ${fmt(p.ms / 1000)} s, ${fmt(p.wsChars / 1048576)} MiB received` : '**no end marker**';
   const keys = summarize(t.keys.total);
   const part = (xs: number[]) => `${fmt(summarize(xs).p50)} / ${fmt(summarize(xs).p95)}`;
   return `### Terminal
 
 | measure | web shell in Chromium | baseline (same run) | target | |
 |---|---|---|---|---|
-| output throughput, \`${producer(MIB).replace('|', '\\|')}\` (${fmt(MB)} MiB of text), Enter to end marker rendered; median of ${pageOk.length} | ${lost ? `**lost**: ${pageOk.length} of ${t.page.length} runs ended` : `${fmt(pageMbps)} MB/s`} (runs: ${t.page.map((p) => (p ? fmt(mbps(p.ms)) : 'lost')).join(', ')}) | \`podman exec NAME sh -c '…' > /dev/null\`: ${fmt(median(t.podmanMs.map(mbps)))} MB/s; with a TTY, \`script -c "podman exec -t …"\`: ${fmt(median(t.podmanTtyMs.map(mbps)))} MB/s; Warden's engine TTY session in Node, no server or browser: ${fmt(median(t.engineMs.map(mbps)))} MB/s | ≥ 20 MB/s | ${lost ? '**missed**' : verdict(pageMbps >= 20)} |
+| output throughput, \`${producer(MIB).replace('|', '\\|')}\` (${fmt(MB)} MiB of text), Enter to end marker rendered; median of ${pageOk.length} | ${fmt(pageMbps)} MB/s${lost ? `; **only ${pageOk.length} of ${t.page.length} runs ended**` : ''} (runs: ${t.page.map(runText).join('; ')}) | \`podman exec NAME sh -c '…' > /dev/null\`: ${fmt(median(t.podmanMs.map(mbps)))} MB/s; with a TTY, \`script -c "podman exec -t …"\`: ${fmt(median(t.podmanTtyMs.map(mbps)))} MB/s; Warden's engine TTY session in Node, no server or browser: ${fmt(median(t.engineMs.map(mbps)))} MB/s | ≥ 20 MB/s | ${lost ? '**missed**' : verdict(pageMbps >= 20)} |
 | keystroke to echo, p50 / p95, n=${keys.n} | ${fmt(keys.p50)} / ${fmt(keys.p95)} ms | engine TTY echo in Node: ${part(t.engineEcho)} ms; WebSocket round trip alone: ${part(t.ws)} ms | p50 ≤ 30 ms | ${keys.n ? verdict(keys.p50 <= 30) : '–'} |
 
 Keystroke time split, p50 / p95 ms: keydown → \`terminal.input\` sent ${part(t.keys.toSend)}; sent → echo's \`terminal.data\` received (server, Podman, shell) ${part(t.keys.serverTrip)}; received → character in xterm's rows ${part(t.keys.render)}.
-CPU during the page runs, % of one core: ${t.pageCpu.map((c) => `serve ${fmt(c.serve, 0)}, Podman ${fmt(c.podman, 0)}, Chromium ${fmt(c.chromium, 0)} (machine ${fmt(c.machine, 0)} % of both cores busy)`).join('; ')}.
+CPU during the page runs, % of one core: ${t.pageCpu.map((c, i) => `run ${i + 1}: serve ${fmt(c.serve, 0)}, Podman ${fmt(c.podman, 0)}, Chromium ${fmt(c.chromium, 0)} (machine ${fmt(c.machine, 0)} % of both cores busy)`).join('; ')}.
 Throughput: time from the last \`terminal.data\` message to the marker on screen (xterm catching up) ${pageOk.map((p) => `${fmt(p.renderTailMs, 0)} ms`).join(', ')}; xterm reported discarded data: ${pageOk.some((p) => p.discarded) ? '**yes**' : 'no'}; WebSocket close codes seen: ${t.closes.length ? t.closes.join(', ') : 'none'}.`;
 }
 

@@ -17,7 +17,9 @@ export interface KeyTiming {
 
 export interface TextTiming {
   keyAt: number;
+  /** when the text was on screen, or when the socket closed before it was (closedCode set) */
   seenAt: number;
+  closedCode?: number;
   /** the last terminal.data message before the text was seen */
   dataAt: number;
   /** characters of terminal.data messages (JSON included) since the key press */
@@ -68,6 +70,7 @@ function probe(): void {
   let dataChars = 0;
   let socket: { send(data: string): void } | null = null;
   const pongs = new Map<number, (at: number) => void>();
+  const onClose = new Set<(code: number) => void>();
   const Native = g.WebSocket;
   const track = (s: { send(data: string): void }) => (socket = s);
 
@@ -87,7 +90,10 @@ function probe(): void {
           pongs.get(id)?.(performance.now());
         }
       });
-      this.addEventListener('close', (e) => b.closes.push(e.code ?? 0));
+      this.addEventListener('close', (e) => {
+        b.closes.push(e.code ?? 0);
+        for (const fn of onClose) fn(e.code ?? 0);
+      });
     }
     override send(data: string): void {
       if (data.includes('"terminal.input"')) sentAt = performance.now();
@@ -102,14 +108,18 @@ function probe(): void {
   const count = (ch: string) => rowsText().split(ch).length - 1;
 
   /** Resolves when check() holds, tested on every change of the terminal's DOM. */
-  const whenRows = <T>(check: () => T | null, timeoutMs: number) =>
+  const whenRows = <T>(check: () => T | null, timeoutMs: number, ifClosed: (code: number) => T | null = () => null) =>
     new Promise<T | null>((resolve) => {
       const observer = new g.MutationObserver(() => {
         const value = check();
         if (value !== null) finish(value);
       });
       const timer = g.setTimeout(() => finish(null), timeoutMs);
+      // The socket going away ends the wait at once: what was waited for cannot come any more.
+      const closed = (code: number) => finish(ifClosed(code));
+      onClose.add(closed);
       const finish = (value: T | null) => {
+        onClose.delete(closed);
         observer.disconnect();
         g.clearTimeout(timer);
         resolve(value);
@@ -123,7 +133,11 @@ function probe(): void {
     count,
     waitText: (text, timeoutMs) => {
       dataChars = 0;
-      return whenRows(() => (rowsText().includes(text) ? { keyAt, seenAt: performance.now(), dataAt, chars: dataChars } : null), timeoutMs);
+      return whenRows(
+        () => (rowsText().includes(text) ? { keyAt, seenAt: performance.now(), dataAt, chars: dataChars } : null),
+        timeoutMs,
+        (code) => ({ keyAt, seenAt: performance.now(), dataAt, chars: dataChars, closedCode: code }),
+      );
     },
     keyResult: Promise.resolve(null),
     armKey: (ch, timeoutMs) => {

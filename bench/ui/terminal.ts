@@ -24,8 +24,9 @@ export const producer = (mib: number) => `head -c ${mib}M /dev/urandom | base64`
 const ROWS = '[data-testid="terminal"] .xterm-rows';
 const INPUT = '[data-testid="terminal"] .xterm-helper-textarea';
 
-/** Opens a sandbox's detail view and waits for its shell prompt. */
+/** Opens a sandbox's detail view and waits for its shell prompt (after a reconnect, a new shell). */
 export async function openDetail(page: BrowserPage, name: string): Promise<void> {
+  await page.waitFor('the engine connected', async () => (await page.attribute('[data-testid="engine-status"]', 'data-status')) === 'connected');
   await page.click('[data-testid="nav-sandboxes"]');
   await page.waitFor(`the row of ${name}`, async () => (await page.texts(`[data-testid="sandbox-row"][data-name="${name}"]`)).length === 1);
   await page.click(`[data-testid="sandbox-row"][data-name="${name}"] .name-text`);
@@ -52,6 +53,8 @@ export interface PageThroughput {
   /** ms from the last terminal.data message to the marker on screen: xterm catching up */
   renderTailMs: number;
   discarded: boolean;
+  /** the WebSocket closed before the marker came (1013: the server found the page not keeping up); ms is then the time until the close */
+  closedCode?: number;
 }
 
 /** Runs the producer in the page's terminal; timed from the Enter keydown to the marker rendered. */
@@ -70,7 +73,7 @@ export async function pageThroughput(page: BrowserPage, mib: number, run: number
     await page.press('Enter');
     const t = await done;
     if (!t) return null;
-    return { ms: t.seenAt - t.keyAt, wsChars: t.chars, renderTailMs: t.seenAt - t.dataAt, discarded };
+    return { ms: t.seenAt - t.keyAt, wsChars: t.chars, renderTailMs: t.seenAt - t.dataAt, discarded, ...(t.closedCode !== undefined ? { closedCode: t.closedCode } : {}) };
   } finally {
     off();
   }
