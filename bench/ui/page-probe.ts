@@ -38,6 +38,8 @@ export interface FrameSample {
 export interface Probe {
   statsSamples: number;
   closes: number[];
+  /** the app's WebSocket is open */
+  linkOpen: boolean;
   waitText(text: string, timeoutMs: number): Promise<TextTiming | null>;
   count(ch: string): number;
   armKey(ch: string, timeoutMs: number): void;
@@ -90,7 +92,9 @@ function probe(): void {
           pongs.get(id)?.(performance.now());
         }
       });
+      this.addEventListener('open', () => (b.linkOpen = true));
       this.addEventListener('close', (e) => {
+        b.linkOpen = false;
         b.closes.push(e.code ?? 0);
         for (const fn of onClose) fn(e.code ?? 0);
       });
@@ -130,6 +134,7 @@ function probe(): void {
   const b: Probe = {
     statsSamples: 0,
     closes: [],
+    linkOpen: false,
     count,
     waitText: (text, timeoutMs) => {
       dataChars = 0;
@@ -200,5 +205,6 @@ export function probeOf(page: BrowserPage) {
     ping: (id: number) => page.evaluate((i) => (globalThis as unknown as W).__bench.ping(i), id),
     frames: (ms: number) => page.evaluate((m) => (globalThis as unknown as W).__bench.frames(m), ms),
     closes: () => page.evaluate(() => (globalThis as unknown as W).__bench.closes, null),
+    linkOpen: () => page.evaluate(() => (globalThis as unknown as W).__bench.linkOpen, null),
   };
 }

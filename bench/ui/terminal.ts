@@ -26,11 +26,21 @@ const INPUT = '[data-testid="terminal"] .xterm-helper-textarea';
 
 /** Opens a sandbox's detail view and waits for its shell prompt (after a reconnect, a new shell). */
 export async function openDetail(page: BrowserPage, name: string): Promise<void> {
-  await page.waitFor('the engine connected', async () => (await page.attribute('[data-testid="engine-status"]', 'data-status')) === 'connected');
-  await page.click('[data-testid="nav-sandboxes"]');
-  await page.waitFor(`the row of ${name}`, async () => (await page.texts(`[data-testid="sandbox-row"][data-name="${name}"]`)).length === 1);
-  await page.click(`[data-testid="sandbox-row"][data-name="${name}"] .name-text`);
-  await page.waitFor('the terminal connected', async () => (await page.text('[data-testid="terminal-status"]')) === 'connected');
+  const probe = probeOf(page);
+  for (let attempt = 1; ; attempt++) {
+    await page.waitFor('the control panel connected', () => probe.linkOpen());
+    await page.click('[data-testid="nav-sandboxes"]');
+    await page.waitFor(`the row of ${name}`, async () => (await page.texts(`[data-testid="sandbox-row"][data-name="${name}"]`)).length === 1);
+    await page.click(`[data-testid="sandbox-row"][data-name="${name}"] .name-text`);
+    let status = '';
+    const connected = await page
+      .waitFor('the terminal', async () => (status = await page.text('[data-testid="terminal-status"]')) === 'connected', 20_000)
+      .then(() => true, () => false);
+    if (connected) break;
+    // A terminal opened while the socket was still coming back fails: go back and open another.
+    if (attempt === 3) throw new Error(`the terminal of ${name} did not connect: "${status}"`);
+    console.log(`  terminal of ${name} said "${status}"; opening it again`);
+  }
   await waitRows(page, (text) => PROMPT.test(text.trimEnd() + ' '), 15_000);
 }
 
