@@ -34,6 +34,22 @@ describe('output batching', () => {
     expect(b.pending).toBe(false);
   });
 
+  it('with leading, sends a chunk after a quiet spell at once and batches the burst behind it', () => {
+    vi.useFakeTimers();
+    const out: string[] = [];
+    const b = new OutputBatcher((d) => out.push(d), { leading: true, flushMs: 5 });
+    b.push(Buffer.from('h'));
+    expect(out).toEqual(['h']);
+    b.push(Buffer.from('i'));
+    b.push(Buffer.from('!'));
+    expect(out).toEqual(['h']);
+    vi.advanceTimersByTime(5);
+    expect(out).toEqual(['h', 'i!']);
+    vi.advanceTimersByTime(20);
+    b.push(Buffer.from('x'));
+    expect(out).toEqual(['h', 'i!', 'x']);
+  });
+
   it('sends a dangling partial character at the end', () => {
     const out: string[] = [];
     const b = new OutputBatcher((d) => out.push(d));

@@ -9,6 +9,11 @@ export interface BatchOptions {
   flushMs?: number;
   /** Sent at once when this many characters are waiting. */
   flushChars?: number;
+  /**
+   * Send a chunk that arrives after a quiet spell at once, batching only what follows it: a
+   * keystroke's echo then costs no timer, while a burst is still joined (terminals use this).
+   */
+  leading?: boolean;
 }
 
 const FLUSH_MS = 5;
@@ -18,6 +23,8 @@ export class OutputBatcher {
   private readonly decoder = new StringDecoder('utf8');
   private readonly flushMs: number;
   private readonly flushChars: number;
+  private readonly leading: boolean;
+  private lastFlushAt = -Infinity;
   private parts: string[] = [];
   private size = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -28,6 +35,7 @@ export class OutputBatcher {
   ) {
     this.flushMs = options.flushMs ?? FLUSH_MS;
     this.flushChars = options.flushChars ?? FLUSH_CHARS;
+    this.leading = options.leading ?? false;
   }
 
   push(chunk: Buffer): void {
@@ -36,7 +44,8 @@ export class OutputBatcher {
     if (!text) return;
     this.parts.push(text);
     this.size += text.length;
-    if (this.size >= this.flushChars) this.flush();
+    const quiet = this.timer === null && Date.now() - this.lastFlushAt >= this.flushMs;
+    if (this.size >= this.flushChars || (this.leading && quiet)) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), this.flushMs);
   }
 
@@ -52,6 +61,7 @@ export class OutputBatcher {
     const data = this.parts.join('');
     this.parts = [];
     this.size = 0;
+    this.lastFlushAt = Date.now();
     this.flushTo(data);
   }
 

@@ -1,6 +1,8 @@
 // App-wide rules for every web contents, set once before any window exists: no navigation, no new
-// windows, no webviews, no permissions. The renderer displays untrusted text, so it gets nothing.
+// windows, no webviews, no permissions, no downloads but the page's own report export. The renderer displays untrusted text, so it gets nothing.
 import { app, session, shell, type WebContents } from 'electron';
+import { basename, join } from 'node:path';
+import { isPageMadeDownload } from './download-rule.js';
 
 export function hardenApp(isAllowedUrl: (url: string) => boolean): void {
   // Every renderer is sandboxed, whatever a window's options say.
@@ -33,5 +35,12 @@ export function denyPermissions(isAllowedUrl: (url: string) => boolean): void {
   ses.setPermissionRequestHandler((contents, permission, callback) => callback(allowed(permission, contents.getURL())));
   ses.setPermissionCheckHandler((_contents, permission, origin) => allowed(permission, origin));
   ses.setDevicePermissionHandler(() => false);
-  ses.on('will-download', (event) => event.preventDefault());
+  ses.on('will-download', (event, item, contents) => {
+    if (!isPageMadeDownload(item.getURL(), contents.getURL(), isAllowedUrl)) {
+      event.preventDefault();
+      return;
+    }
+    // No save path set: Electron asks the person where to save, starting in Downloads.
+    item.setSaveDialogOptions({ title: 'Save audit report', defaultPath: join(app.getPath('downloads'), basename(item.getFilename())) });
+  });
 }

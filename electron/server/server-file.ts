@@ -39,10 +39,14 @@ export async function findServer(home: string): Promise<ServerFile | null> {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EPERM') return null;
   }
-  try {
-    const res = await fetch(`${info.url}/v1/health`, { signal: AbortSignal.timeout(1500) });
-    return res.status === 200 || res.status === 401 ? info : null;
-  } catch {
-    return null;
+  // A server busy with many calls may be slow to answer; only one that refuses is taken as gone.
+  for (const timeoutMs of [1500, 10_000]) {
+    try {
+      const res = await fetch(`${info.url}/v1/health`, { signal: AbortSignal.timeout(timeoutMs) });
+      return res.status === 200 || res.status === 401 ? info : null;
+    } catch (err) {
+      if ((err as Error).name !== 'TimeoutError') return null;
+    }
   }
+  return null;
 }

@@ -3,7 +3,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, closeSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { WardenError } from '../../../shared/errors.js';
-import { pingSocket } from './socket-discovery.js';
+import { pingSocket, probeSocket } from './socket-discovery.js';
 
 /** The socket of Warden's own service; one per runtime when a runtime is forced (see runtime-router.ts). */
 export function ownedSocketPath(home: string, runtime?: string): string {
@@ -62,8 +62,9 @@ export class OwnedService {
   private async launch(opts: OwnedServiceOptions): Promise<void> {
     const runDir = join(opts.home, 'run');
     mkdirSync(runDir, { recursive: true, mode: 0o700 });
-    // A socket file left by a dead service would make the new one fail to bind.
-    if (existsSync(this.socketPath) && !(await pingSocket(this.socketPath, 500))) rmSync(this.socketPath, { force: true });
+    // A socket file left by a dead service would make the new one fail to bind; a live but busy
+    // one (another Warden's service under load) is left alone.
+    if (existsSync(this.socketPath) && (await probeSocket(this.socketPath, 500)) === 'absent') rmSync(this.socketPath, { force: true });
     const logFile = ownedLogPath(opts.home, opts.runtime);
     const logFd = openSync(logFile, 'a');
     const runtimeArgs = opts.runtime ? ['--runtime', opts.runtime] : [];

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { socketCandidates, socketPathFromHostUrl } from './socket-discovery.js';
+import { createServer, type Server } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { findAnsweringSocket, probeSocket, socketCandidates, socketPathFromHostUrl } from './socket-discovery.js';
+
+/** A unix-socket API that answers _ping only after `delayMs`, like a Podman service under load. */
+async function slowEngine(path: string, delayMs: number): Promise<Server> {
+  const server = createServer((_req, res) => setTimeout(() => res.end('OK'), delayMs));
+  await new Promise<void>((resolve) => server.listen(path, resolve));
+  return server;
+}
 
 describe('socket discovery', () => {
   it('reads unix sockets from CONTAINER_HOST and DOCKER_HOST and ignores other schemes', () => {
@@ -26,4 +37,23 @@ describe('socket discovery', () => {
       { path: '/run/user/1000/podman/podman.sock', source: 'rootless' },
     ]);
   });
+
+  it('waits for a socket that is there but busy, and passes over one that is not there', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'warden-sock-'));
+    const busy = join(dir, 'busy.sock');
+    const server = await slowEngine(busy, 2000);
+    try {
+      expect(await probeSocket(join(dir, 'missing.sock'), 300)).toBe('absent');
+      expect(await probeSocket(busy, 300)).toBe('silent');
+      const found = await findAnsweringSocket([
+        { path: join(dir, 'missing.sock'), source: 'CONTAINER_HOST' },
+        { path: busy, source: 'rootful' },
+      ]);
+      expect(found).toEqual({ path: busy, source: 'rootful' });
+    } finally {
+      server.closeAllConnections();
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 20_000);
 });

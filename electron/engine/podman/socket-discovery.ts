@@ -31,26 +31,46 @@ export function socketCandidates(env: NodeJS.ProcessEnv = process.env, uid = pro
   return found;
 }
 
-/** True when a Podman (or Docker-compatible) API answers `_ping` on the socket within the time limit. */
-export function pingSocket(socketPath: string, timeoutMs = 1500): Promise<boolean> {
+/** What a socket did when pinged: answered, accepted the connection but stayed silent (a busy
+ * engine), or is not there at all (no file, nobody listening). */
+export type SocketProbe = 'answers' | 'silent' | 'absent';
+
+export function probeSocket(socketPath: string, timeoutMs = 1500): Promise<SocketProbe> {
   return new Promise((resolve) => {
     const req = request({ socketPath, path: '/_ping', method: 'GET', timeout: timeoutMs }, (res) => {
       res.resume();
-      resolve(res.statusCode === 200);
+      resolve(res.statusCode === 200 ? 'answers' : 'absent');
     });
     req.on('timeout', () => {
       req.destroy();
-      resolve(false);
+      resolve('silent');
     });
-    req.on('error', () => resolve(false));
+    req.on('error', () => resolve('absent'));
     req.end();
   });
 }
 
-/** The first candidate that answers, or null. */
+/** True when a Podman (or Docker-compatible) API answers `_ping` on the socket within the time limit. */
+export async function pingSocket(socketPath: string, timeoutMs = 1500): Promise<boolean> {
+  return (await probeSocket(socketPath, timeoutMs)) === 'answers';
+}
+
+/** How long a socket that is there but busy (hundreds of calls in flight) gets on a second try. */
+const BUSY_SOCKET_WAIT_MS = 15_000;
+
+/**
+ * The first candidate that answers, or null. A candidate that is there but slow is tried again
+ * with a longer wait before giving up on it: a busy engine is not a missing one.
+ */
 export async function findAnsweringSocket(candidates: SocketCandidate[]): Promise<SocketCandidate | null> {
+  const busy: SocketCandidate[] = [];
   for (const candidate of candidates) {
-    if (await pingSocket(candidate.path)) return candidate;
+    const probe = await probeSocket(candidate.path);
+    if (probe === 'answers') return candidate;
+    if (probe === 'silent') busy.push(candidate);
+  }
+  for (const candidate of busy) {
+    if (await pingSocket(candidate.path, BUSY_SOCKET_WAIT_MS)) return candidate;
   }
   return null;
 }

@@ -15,6 +15,13 @@ export interface TerminalSession {
   write(data: string | Buffer): void;
   resize(size: TerminalSize): Promise<void>;
   onData(fn: (chunk: Buffer) => void): void;
+  /**
+   * Stops reading the shell's output until resume(): the engine's socket fills, and the process
+   * in the sandbox blocks on its next write, so a slow reader slows the writer instead of
+   * buffering without end.
+   */
+  pause(): void;
+  resume(): void;
   /** Resolves with the shell's exit code (null when the engine went away). */
   readonly exited: Promise<number | null>;
   close(): void;
@@ -61,6 +68,12 @@ export async function openTerminal(conn: PodmanConnection, containerId: string, 
       await conn.libpod('POST', `/exec/${exec.id}/resize?h=${size.rows}&w=${size.cols}`, undefined, 'terminal resize', [200, 201]);
     },
     onData: (fn) => listeners.push(fn),
+    pause: () => {
+      stream.pause();
+    },
+    resume: () => {
+      stream.resume();
+    },
     exited,
     close: () => stream.destroy(),
   };

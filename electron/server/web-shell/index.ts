@@ -16,7 +16,7 @@ import { allowedHosts, hostAllowed, originAllowed } from './origin-check.js';
 import { WebShellLogin, sessionCookie, uiToken } from './login.js';
 import { findRendererDir, loadRendererFiles, type RendererFile } from './renderer-files.js';
 import { StatsHub } from './stats-hub.js';
-import { UiSession } from './ui-session.js';
+import { UiSession, type FlowControl } from './ui-session.js';
 
 export interface WebShellDeps {
   engine: WardenEngine;
@@ -31,6 +31,10 @@ export const WS_UNAUTHORIZED = 4401;
 const MAX_MESSAGE_BYTES = 2 * 1024 * 1024;
 /** A browser that stops reading (a frozen tab) is cut off rather than buffered without end. */
 const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
+/** Terminal output pauses above this backlog on the socket and resumes below the low mark. */
+const CONGESTED_BYTES = 4 * 1024 * 1024;
+const DRAINED_BYTES = 512 * 1024;
+const DRAIN_POLL_MS = 10;
 const MAX_QUEUED_EVENTS = 5000;
 
 /** Routes the server's own token auth must let through: the web shell authenticates them itself. */
@@ -45,6 +49,20 @@ interface ShellSocket {
   close(code: number, reason: string): void;
   on(event: 'message', fn: (raw: Buffer, isBinary: boolean) => void): void;
   on(event: 'close', fn: () => void): void;
+}
+
+/** Backpressure from ws's send buffer (ws has no drain event of its own, so it is polled). */
+function socketFlow(socket: ShellSocket): FlowControl {
+  return {
+    congested: () => socket.bufferedAmount > CONGESTED_BYTES,
+    whenDrained: (fn) => {
+      const timer = setInterval(() => {
+        if (socket.readyState === socket.OPEN && socket.bufferedAmount > DRAINED_BYTES) return;
+        clearInterval(timer);
+        fn();
+      }, DRAIN_POLL_MS);
+    },
+  };
 }
 
 export interface WebShellHandle {
@@ -156,6 +174,7 @@ export async function registerWebShell(app: FastifyInstance, deps: WebShellDeps)
       },
       'user (web shell)',
       () => deps.gateway.approvals.watch(),
+      socketFlow(socket),
     );
     socket.on('message', (raw, isBinary) => {
       if (isBinary) return;

@@ -38,6 +38,17 @@ const PROGRESS_EVERY_MS = 100;
 
 export type EventSender = (message: EventMessage) => void;
 
+/**
+ * How far behind the other end of a connection is. When it is congested, terminal output is
+ * paused at its source (the shell in the sandbox blocks) and resumed once it has drained; a door
+ * without backpressure (Electron IPC) passes none.
+ */
+export interface FlowControl {
+  congested(): boolean;
+  /** Calls fn once, when the backlog has drained. */
+  whenDrained(fn: () => void): void;
+}
+
 interface OpenTerminal {
   session: TerminalSession;
   batcher: OutputBatcher;
@@ -61,6 +72,7 @@ export class UiSession {
   private readonly offs: Array<() => void> = [];
   private readonly statsSink = (sample: StatsSample) => this.send({ event: 'stats.sample', payload: sample });
   private closed = false;
+  private paused = false;
 
   /**
    * @param who the person behind this window, as approvals record it ("user (web shell)" …).
@@ -72,6 +84,7 @@ export class UiSession {
     private readonly sendEvent: EventSender,
     private readonly who = 'user',
     watchApprovals?: () => () => void,
+    private readonly flow?: FlowControl,
   ) {
     for (const event of FORWARDED) {
       this.offs.push(source.on(event, (payload: EventMap[typeof event]) => this.send({ event, payload } as EventMessage)));
@@ -165,14 +178,33 @@ export class UiSession {
       session.close();
       throw new WardenError('E_CONFLICT', 'the window closed');
     }
-    const batcher = new OutputBatcher((data) => this.send({ event: 'terminal.data', payload: { id, data } }));
+    const batcher = new OutputBatcher(
+      (data) => {
+        this.send({ event: 'terminal.data', payload: { id, data } });
+        this.throttle();
+      },
+      { leading: true },
+    );
     session.onData((chunk) => batcher.push(chunk));
+    if (this.paused) session.pause();
     this.terminals.set(id, { session, batcher });
     void session.exited.then((code) => {
       batcher.end();
       if (this.terminals.delete(id)) this.send({ event: 'terminal.exit', payload: { id, code } });
     });
     return { id, sandboxId: sandbox.id };
+  }
+
+  /** Pauses every terminal while the connection is congested; resumes them when it drains. */
+  private throttle(): void {
+    if (this.paused || this.closed || !this.flow?.congested()) return;
+    this.paused = true;
+    for (const t of this.terminals.values()) t.session.pause();
+    this.flow.whenDrained(() => {
+      this.paused = false;
+      if (this.closed) return;
+      for (const t of this.terminals.values()) t.session.resume();
+    });
   }
 
   private closeTerminal(id: string): void {
