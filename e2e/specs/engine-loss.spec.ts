@@ -10,6 +10,14 @@ test('Podman stopped: the banner says so and what to do; restarted: the UI recov
     await expect(app.engineStatus).not.toHaveAttribute('data-status', 'connected');
     await expect(app.banner).toHaveAttribute('data-status', 'unreachable', { timeout: 30_000 });
     await app.screenshot('engine-unreachable');
+    // Runs and the ledger need no Podman: a page opened now still shows them.
+    await app.page.reload();
+    await expect(app.banner).toHaveAttribute('data-status', 'unreachable', { timeout: 30_000 });
+    await app.go('runs');
+    await expect(app.page.getByTestId('run-count')).toHaveText(/\d+ runs?/);
+    await app.go('ledger');
+    await expect(app.page.getByTestId('ledger-row').first()).toBeVisible();
+    await app.go('sandboxes');
   } finally {
     await podmanService.start();
   }

@@ -19,8 +19,7 @@ export function startSync(client: WardenClient, store: Store, stats: StatsBuffer
   const runs = startRunsSync(client, store);
   const ledger = startLedgerSync(client, store);
 
-  const snapshot = async () => {
-    const mine = ++generation;
+  const engineSnapshot = async (mine: number) => {
     try {
       const info = await client.call('engine.info', {});
       if (mine !== generation) return;
@@ -28,13 +27,27 @@ export function startSync(client: WardenClient, store: Store, stats: StatsBuffer
       const list = await client.call('sandbox.list', {});
       if (mine !== generation) return;
       state().setSandboxes(list);
-      await Promise.all([runs.snapshot(), ledger.snapshot()]);
     } catch (err) {
       if (mine !== generation) return;
       const info = toErrorInfo(err);
       if (info.code === 'E_ENGINE_UNREACHABLE') state().setEngine('unreachable', undefined, info);
       else state().toast('error', info.message, info.hint);
     }
+  };
+
+  /** Runs and the ledger need no Podman: they load beside the engine's part, not after it. */
+  const sideSnapshot = async (load: () => Promise<void>) => {
+    try {
+      await load();
+    } catch (err) {
+      const info = toErrorInfo(err);
+      state().toast('error', info.message, info.hint);
+    }
+  };
+
+  const snapshot = async () => {
+    const mine = ++generation;
+    await Promise.all([engineSnapshot(mine), sideSnapshot(runs.snapshot), sideSnapshot(ledger.snapshot)]);
   };
 
   const refresh = (event: EngineEvent) => {
