@@ -17,9 +17,11 @@ beforeAll(async () => {
   engine = new WardenEngine(t.engine, ledger, { actor: 'tester' });
 });
 afterAll(async () => {
+  // The ledger signs a checkpoint as it closes: close it before its home is removed (cleanup
+  // needs the Podman engine, which the Warden engine's close would close too).
+  ledger?.close();
   await t?.cleanup();
   engine?.close();
-  ledger?.close();
 });
 
 const spec = (extra: Record<string, unknown> = {}) => parseRequest('sandbox.create', { labels: { [TEST_LABEL_KEY]: t.runId }, ...extra });
