@@ -1,5 +1,7 @@
 // A tiny live chart drawn on a canvas from the stats buffer: each sample redraws it in the next
-// frame, without a React render. The text beside it is set the same way.
+// frame, without a React render. The text beside it is set the same way. The canvas size comes
+// from a ResizeObserver, never read while drawing: with a hundred sparklines drawing in one frame,
+// reading clientWidth after another one's text changed would force a layout each time.
 import { useEffect, useRef } from 'react';
 import { useServices } from '../../services.js';
 import type { Series } from '../../live/stats-buffer.js';
@@ -24,17 +26,18 @@ export function Sparkline({ sandboxId, metric, label, testId }: Props) {
   useEffect(() => {
     let frame = 0;
     let latest: { series: Series; sample: StatsSample } | null = null;
+    let w = 0;
+    let h = 0;
     const draw = () => {
       frame = 0;
       const el = canvas.current;
       if (!el || !latest) return;
       const { series, sample } = latest;
       if (text.current) text.current.textContent = labelRef.current(sample);
+      if (w === 0 || h === 0) return;
       const values = metric === 'cpu' ? series.cpu : series.memory;
       const max = metric === 'cpu' ? Math.max(100, ...values.slice(-POINTS)) : Math.max(1, sample.memoryLimitBytes);
       const dpr = window.devicePixelRatio || 1;
-      const w = el.clientWidth;
-      const h = el.clientHeight;
       if (el.width !== w * dpr) el.width = w * dpr;
       if (el.height !== h * dpr) el.height = h * dpr;
       const ctx = el.getContext('2d');
@@ -58,12 +61,23 @@ export function Sparkline({ sandboxId, metric, label, testId }: Props) {
       ctx.fillStyle = metric === 'cpu' ? 'rgba(90,169,255,0.15)' : 'rgba(177,140,255,0.15)';
       ctx.fill();
     };
+    const schedule = () => {
+      if (!frame) frame = requestAnimationFrame(draw);
+    };
+    const observer = new ResizeObserver(([entry]) => {
+      if (!entry) return;
+      w = entry.contentRect.width;
+      h = entry.contentRect.height;
+      schedule();
+    });
+    if (canvas.current) observer.observe(canvas.current);
     const off = stats.listen(sandboxId, (series, sample) => {
       latest = { series, sample };
-      if (!frame) frame = requestAnimationFrame(draw);
+      schedule();
     });
     return () => {
       off();
+      observer.disconnect();
       if (frame) cancelAnimationFrame(frame);
     };
   }, [stats, sandboxId, metric]);
