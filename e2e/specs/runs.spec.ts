@@ -136,10 +136,17 @@ test.describe('runs', () => {
     await expect(prompt).toHaveCount(0);
     await expect(runs.approvalsBadge).toHaveCount(0);
 
-    // Denied with a click: the exec never runs.
+    // Denied with a click, while the person is busy in a dialog: the prompt shows above it, the
+    // exec never runs, and the dialog is left as it was.
+    await app.sandboxes.openCreateDialog();
     const denyMe = `${ASK_ARG_PREFIX}deny-me`;
     const denied = agent.exec(box.id, ['echo', denyMe]);
+    await expect(runs.approval(denyMe)).toBeVisible();
+    await app.screenshot('approval-over-dialog');
     await runs.answer(runs.approval(denyMe), 'deny');
+    await expect(app.sandboxes.dialog).toBeVisible();
+    await app.sandboxes.dialog.getByRole('button', { name: 'Cancel' }).click();
+    await expect(app.sandboxes.dialog).toHaveCount(0);
     const no = await denied;
     // The stream began (the agent was told it waits for a person), so the refusal is its last event.
     expect(no.status).toBe(200);

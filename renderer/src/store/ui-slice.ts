@@ -16,6 +16,10 @@ export interface UiSlice {
   view: View;
   dialog: Dialog;
   toasts: Toast[];
+  /** Modal dialogs open now (the page behind them is inert; approvals then show above them). */
+  modals: number;
+  modalOpened(): void;
+  modalClosed(): void;
   navigate(view: View): void;
   openDialog(dialog: Dialog): void;
   toast(kind: Toast['kind'], text: string, hint?: string): void;
@@ -28,6 +32,9 @@ export const createUiSlice: StateCreator<AppState, [], [], UiSlice> = (set, get)
   view: { name: 'sandboxes' },
   dialog: null,
   toasts: [],
+  modals: 0,
+  modalOpened: () => set((s) => ({ modals: s.modals + 1 })),
+  modalClosed: () => set((s) => ({ modals: Math.max(0, s.modals - 1) })),
   navigate: (view) => set({ view }),
   openDialog: (dialog) => set({ dialog }),
   toast: (kind, text, hint) => {

@@ -4,6 +4,7 @@
 // (the run's timeline keeps them). It never takes focus by itself (a keystroke meant for a terminal
 // must not approve anything); Alt+Shift+A jumps to the oldest one.
 import { useEffect, useMemo, useRef } from 'react';
+import { createPortal } from 'react-dom';
 import type { ApprovalDecision } from '../../../../shared/types/run.js';
 import { toErrorInfo } from '../../../../shared/errors.js';
 import { useServices } from '../../services.js';
@@ -103,6 +104,8 @@ export function ApprovalsPanel() {
   const approvals = useStore((s) => s.approvals);
   const list = useMemo(() => Object.values(approvals).sort((a, b) => a.requestedAt.localeCompare(b.requestedAt)), [approvals]);
   const now = useNow(250, list.length > 0);
+  // While a dialog is open the page under it is inert: the strip then floats above the dialog.
+  const overModal = useStore((s) => s.modals > 0);
   const panel = useRef<HTMLElement>(null);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -117,12 +120,12 @@ export function ApprovalsPanel() {
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, []);
-  return (
+  const strip = (
     <>
       <div className="sr-only" aria-live="assertive">
         {list.length ? `${list.length} ${list.length === 1 ? 'approval is' : 'approvals are'} waiting` : ''}
       </div>
-      <aside ref={panel} className="approvals" aria-label="Approvals waiting" data-testid="approvals-panel" data-count={list.length}>
+      <aside ref={panel} className={`approvals${overModal ? ' over-modal' : ''}`} aria-label="Approvals waiting" data-testid="approvals-panel" data-count={list.length}>
         {list.slice(0, SHOWN).map((a) => (
           <ApprovalCard key={a.id} approval={a} now={now} />
         ))}
@@ -137,4 +140,5 @@ export function ApprovalsPanel() {
       </aside>
     </>
   );
+  return overModal ? createPortal(strip, document.body) : strip;
 }

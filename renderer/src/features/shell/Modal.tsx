@@ -1,5 +1,7 @@
-// A modal dialog: focus moves in, Escape closes, the page behind is inert while it is open.
+// A modal dialog: focus moves in, Escape closes, the page behind is inert while it is open (except
+// pending approvals, which move above the dialog: an agent waiting on a person is never hidden).
 import { useEffect, useRef, type ReactNode } from 'react';
+import { useStore } from '../../store/index.js';
 
 interface Props {
   title: string;
@@ -16,7 +18,9 @@ export function Modal({ title, onClose, children, testId, wide }: Props) {
     box.current?.querySelector<HTMLElement>('input, select, textarea, button')?.focus();
     const app = document.getElementById('app-shell');
     app?.setAttribute('inert', '');
+    useStore.getState().modalOpened();
     return () => {
+      useStore.getState().modalClosed();
       app?.removeAttribute('inert');
       previous?.focus?.();
     };
