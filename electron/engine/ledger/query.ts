@@ -22,21 +22,35 @@ function parsePayload(text: unknown): unknown {
 
 const hex = (b: unknown) => (Buffer.isBuffer(b) ? b.toString('hex') : '');
 
-export function queryEntries(db: Database, q: LedgerQuery): LedgerEntry[] {
+const COLUMNS = 'SELECT seq, time, actor, sandbox_id, kind, payload, prev_hash, hash FROM entries';
+
+/**
+ * WHERE terms and their bound values, built from the filters that were given. The view's form sends
+ * '' for a cleared field (skipped); the CLI's query matches '' as a value.
+ */
+function conditions(skipEmpty: boolean): { where: string[]; args: Array<string | number>; filter(sql: string, value: string | number | undefined): void } {
   const where: string[] = [];
   const args: Array<string | number> = [];
-  const filter = (sql: string, value: string | number | undefined) => {
-    if (value === undefined) return;
-    where.push(sql);
-    args.push(value);
+  return {
+    where,
+    args,
+    filter(sql, value) {
+      if (value === undefined || (skipEmpty && value === '')) return;
+      where.push(sql);
+      args.push(value);
+    },
   };
+}
+
+export function queryEntries(db: Database, q: LedgerQuery): LedgerEntry[] {
+  const { where, args, filter } = conditions(false);
   filter('seq >= ?', q.fromSeq);
   filter('seq <= ?', q.toSeq);
   filter('sandbox_id = ?', q.sandboxId);
   filter('kind = ?', q.kind);
   filter('actor = ?', q.actor);
   const limit = Math.min(Math.max(1, Math.floor(q.limit ?? 1000)), 100_000);
-  const sql = `SELECT seq, time, actor, sandbox_id, kind, payload, prev_hash, hash FROM entries${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq LIMIT ${limit}`;
+  const sql = `${COLUMNS}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq LIMIT ${limit}`;
   return (db.prepare(sql).raw(true).all(...args) as Row[]).map(toEntry);
 }
 
@@ -47,13 +61,7 @@ export function queryEntries(db: Database, q: LedgerQuery): LedgerEntry[] {
  * between them, so an async caller can let other work run (the sync one passes none: one query).
  */
 export function* browseSteps(db: Database, q: LedgerBrowse, slice = 0): Generator<void, { entries: LedgerEntry[]; nextBeforeSeq: number | null }, unknown> {
-  const where: string[] = [];
-  const args: Array<string | number> = [];
-  const filter = (sql: string, value: string | number | undefined) => {
-    if (value === undefined || value === '') return;
-    where.push(sql);
-    args.push(value);
-  };
+  const { where, args, filter } = conditions(true);
   filter('sandbox_id = ?', q.sandboxId);
   filter('kind = ?', q.kind);
   filter('actor = ?', q.actor);
@@ -62,16 +70,15 @@ export function* browseSteps(db: Database, q: LedgerBrowse, slice = 0): Generato
   filter('time >= ?', q.since === undefined ? undefined : new Date(q.since).toISOString());
   filter('time <= ?', q.until === undefined ? undefined : new Date(q.until).toISOString());
   const limit = Math.min(Math.max(1, Math.floor(q.limit ?? 200)), 1000);
-  const cols = 'SELECT seq, time, actor, sandbox_id, kind, payload, prev_hash, hash FROM entries';
   const rows: LedgerEntry[] = [];
   // Unfiltered pages (or ones the sandbox index serves) are one cheap query: no windows needed.
   const windows = slice > 0 && where.some((w) => !w.startsWith('sandbox_id'));
   if (!windows) {
     const all = q.beforeSeq === undefined ? where : ['seq < ?', ...where];
-    const sql = `${cols}${all.length ? ` WHERE ${all.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ${limit + 1}`;
+    const sql = `${COLUMNS}${all.length ? ` WHERE ${all.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ${limit + 1}`;
     rows.push(...(db.prepare(sql).raw(true).all(...(q.beforeSeq === undefined ? args : [q.beforeSeq, ...args])) as Row[]).map(toEntry));
   } else {
-    const stmt = db.prepare(`${cols} WHERE seq < ? AND seq >= ? AND ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`).raw(true);
+    const stmt = db.prepare(`${COLUMNS} WHERE seq < ? AND seq >= ? AND ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`).raw(true);
     const top = (db.prepare('SELECT MAX(seq) FROM entries').pluck().get() as number | null) ?? 0;
     let before = Math.min(q.beforeSeq ?? top + 1, top + 1);
     while (before > 1 && rows.length <= limit) {
@@ -81,7 +88,7 @@ export function* browseSteps(db: Database, q: LedgerBrowse, slice = 0): Generato
       if (before > 1 && rows.length <= limit) yield;
     }
     // Rows below seq 1 exist only in a tampered file; the whole-table query would have shown them.
-    if (before <= 1 && rows.length <= limit) rows.push(...(db.prepare(`${cols} WHERE seq < 1 AND ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`).raw(true).all(...args, limit + 1 - rows.length) as Row[]).map(toEntry));
+    if (before <= 1 && rows.length <= limit) rows.push(...(db.prepare(`${COLUMNS} WHERE seq < 1 AND ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`).raw(true).all(...args, limit + 1 - rows.length) as Row[]).map(toEntry));
   }
   const more = rows.length > limit;
   const entries = more ? rows.slice(0, limit) : rows;
