@@ -56,6 +56,16 @@ export function verifyRange(db: Database, digest: HexDigest, task: RangeTask): R
   let firstPrev: string | null = null;
   let anomaly: RangeAnomaly | null = null;
   let cursor = task.from;
+  // The JSON text of actor, kind, sandbox and time as of the previous row: consecutive entries often
+  // share them (a batch's time, a run's actor and sandbox), and reusing the text saves ~3% per entry.
+  let lastActor = '';
+  let actorJson = '""';
+  let lastKind = '';
+  let kindJson = '""';
+  let lastSandbox = '';
+  let sandboxJson = '""';
+  let lastTime = '';
+  let timeJson = '""';
 
   pages: while (cursor <= task.to) {
     const rows = stmt.all(cursor, task.to, task.pageSize) as unknown[][];
@@ -79,11 +89,26 @@ export function verifyRange(db: Database, digest: HexDigest, task: RangeTask): R
       // The stored prev_hash goes into the text; while the chain holds it is the previous hash.
       const linked = prev !== null && prevUpper === prevStored;
       const prevHash = linked ? (prev as string) : prevUpper.toLowerCase();
+      if (actor !== lastActor) {
+        lastActor = actor;
+        actorJson = JSON.stringify(actor);
+      }
+      if (kind !== lastKind) {
+        lastKind = kind;
+        kindJson = JSON.stringify(kind);
+      }
+      if (sandbox !== null && sandbox !== lastSandbox) {
+        lastSandbox = sandbox;
+        sandboxJson = JSON.stringify(sandbox);
+      }
+      if (time !== lastTime) {
+        lastTime = time;
+        timeJson = JSON.stringify(time);
+      }
       // Same text as canonical.ts entryCanonical(); a test holds the two together.
       const text =
-        '\u0000{"actor":' + JSON.stringify(actor) + ',"kind":' + JSON.stringify(kind) + ',"payload":' + payload +
-        ',"prev_hash":"' + prevHash + '","sandbox_id":' + (sandbox === null ? 'null' : JSON.stringify(sandbox)) +
-        ',"seq":' + seq + ',"time":' + JSON.stringify(time) + '}';
+        '\u0000{"actor":' + actorJson + ',"kind":' + kindJson + ',"payload":' + payload + ',"prev_hash":"' + prevHash +
+        '","sandbox_id":' + (sandbox === null ? 'null' : sandboxJson) + ',"seq":' + seq + ',"time":' + timeJson + '}';
       const h = digest('sha256', text);
       if (h.toUpperCase() !== stored) {
         anomaly = { seq, kind: 'hash' };
