@@ -8,6 +8,14 @@ export interface AuditRecord {
 
 export interface AuditSink {
   append(record: AuditRecord): unknown;
+  /** All or none, in order, in one transaction (one fsync); a sink without it gets one append each. */
+  appendBatch?(records: AuditRecord[]): unknown[];
+}
+
+/** Appends the records in one transaction where the sink can, else one by one. */
+export function appendAll(sink: AuditSink, records: AuditRecord[]): unknown[] {
+  if (records.length === 1) return [sink.append(records[0]!)];
+  return sink.appendBatch ? sink.appendBatch(records) : records.map((r) => sink.append(r));
 }
 
 /** For tools that run without a ledger (doctor): records nothing. */

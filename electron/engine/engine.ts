@@ -5,7 +5,7 @@ import type { MethodHandlers, MethodParams, ExecRunResponse } from '../../shared
 import type { ExecRequest, ExecResult } from '../../shared/types/exec.js';
 import type { SandboxInfo } from '../../shared/types/sandbox.js';
 import { EventBus } from './event-bus.js';
-import type { AuditSink } from './audit-sink.js';
+import { appendAll, type AuditRecord, type AuditSink } from './audit-sink.js';
 import type { PodmanEngine } from './podman/podman-engine.js';
 import { runExec, argvOf, type ExecHandlers } from './podman/exec-session.js';
 import { EngineEvents } from './podman/events.js';
@@ -16,6 +16,14 @@ import { runDoctor } from './doctor.js';
 const PREVIEW_BYTES = 512;
 /** Default cap of output kept by a buffered exec (exec.run); streamed execs keep none. */
 const DEFAULT_COLLECT_LIMIT = 4 * 1024 * 1024;
+
+export type ExecStreamResult = ExecResult & { stdoutDigest: string; stderrDigest: string };
+
+/** Entries to write in the same transaction as exec.started (a gateway's decision), and a hook once they are durable. */
+export interface ExecAudit {
+  before?: AuditRecord[];
+  onRecorded?: () => void;
+}
 
 export interface WardenEngineOptions {
   /** Who is acting: "user", an agent's name, "system". */
@@ -118,10 +126,19 @@ export class WardenEngine implements MethodHandlers {
   }
 
   /** Runs a command, streaming its output to the handlers, and records start and finish. */
-  async execStream(ref: string, request: ExecRequest, handlers: ExecHandlers = {}): Promise<ExecResult & { stdoutDigest: string; stderrDigest: string }> {
-    const sandbox = await this.podman.sandboxes.resolve(ref);
+  async execStream(ref: string, request: ExecRequest, handlers: ExecHandlers = {}): Promise<ExecStreamResult> {
+    return this.execIn(await this.podman.sandboxes.resolve(ref), request, handlers);
+  }
+
+  /**
+   * execStream on a sandbox the caller has already resolved (the gateway, which resolves to check
+   * access): no second inspect. `audit.before` are written with exec.started in one transaction,
+   * durable before the command starts; `audit.onRecorded` runs once they are.
+   */
+  async execIn(sandbox: SandboxInfo, request: ExecRequest, handlers: ExecHandlers = {}, audit: ExecAudit = {}): Promise<ExecStreamResult> {
     const argv = argvOf(request.cmd);
-    this.record(sandbox.id, 'exec.started', { argv, cwd: request.cwd ?? null, timeoutMs: request.timeoutMs ?? null });
+    const started = { actor: this.options.actor, sandboxId: sandbox.id, kind: 'exec.started', payload: { argv, cwd: request.cwd ?? null, timeoutMs: request.timeoutMs ?? null } };
+    appendAll(this.audit, [...(audit.before ?? []), started]);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     const hashOut = createHash('sha256');
@@ -130,6 +147,7 @@ export class WardenEngine implements MethodHandlers {
       if (list.reduce((n, c) => n + c.length, 0) < PREVIEW_BYTES) list.push(chunk);
     };
     try {
+      audit.onRecorded?.();
       const result = await runExec(this.podman.connection, sandbox.id, request, {
         onStdout: (c) => {
           hashOut.update(c);

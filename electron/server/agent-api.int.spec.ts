@@ -243,6 +243,36 @@ describe('policy, budgets and the breaker', () => {
     expect(ts.audit.entries.filter((e) => e.kind === 'exec.started' && JSON.stringify(e.payload).includes('pwned'))).toHaveLength(0);
   });
 
+  it('an exec’s decision is written with exec.started, in one commit before the command runs; one the ledger refuses does not run', async () => {
+    const ledger = ts.audit.ledger;
+    const commits = ledger.stats.commits;
+    const before = ledger.head().size;
+    const r = await ts.agent('alice', 'one-commit').exec(sandbox, { cmd: ['true'] });
+    expect(r.code).toBe(0);
+    expect(ledger.stats.commits - commits).toBe(2);
+    const [allowed, started, finished] = ledger.entries({ fromSeq: before + 1 });
+    expect([allowed?.kind, started?.kind, finished?.kind]).toEqual(['policy.allowed', 'exec.started', 'exec.finished']);
+    expect(allowed!.time).toBe(started!.time); // one transaction
+    expect(allowed!.payload).toMatchObject({ callId: r.callId, tool: 'exec' });
+
+    // The ledger refuses: the agent gets E_LEDGER, not a "start", and the command never ran.
+    const { append, appendBatch } = ts.audit;
+    const refuse = () => {
+      throw new Error('disk full');
+    };
+    ts.audit.append = refuse;
+    ts.audit.appendBatch = refuse;
+    const events: string[] = [];
+    try {
+      expect(await code(ts.agent('alice', 'refused').exec(sandbox, { cmd: ['sh', '-c', 'echo > /workspace/ran-unrecorded'] }, (e) => events.push(e.type)))).toBe('E_LEDGER');
+    } finally {
+      ts.audit.append = append;
+      ts.audit.appendBatch = appendBatch;
+    }
+    expect(events).toEqual([]);
+    expect(await sh('ls /workspace/ran-unrecorded 2>&1 || true')).toContain('No such file');
+  });
+
   it('an ask nobody answers is denied after the timeout, and one the user approves runs', async () => {
     const alice = ts.agent('alice', 'ask-test');
     const t0 = Date.now();

@@ -41,6 +41,9 @@ export class LedgerAudit {
   append(r: AuditRecord) {
     return this.ledger.append(r);
   }
+  appendBatch(rs: AuditRecord[]) {
+    return this.ledger.appendBatch(rs);
+  }
   get entries(): MemoryEntry[] {
     return this.ledger.entries({ limit: 100_000 }).map((e) => ({ seq: e.seq, actor: e.actor, sandboxId: e.sandboxId, kind: e.kind, payload: e.payload }));
   }

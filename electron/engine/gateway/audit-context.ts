@@ -2,7 +2,7 @@
 // entries it causes carry the agent as actor, and their ledger seqs are handed to the tool call.
 // AsyncLocalStorage carries who is acting through the engine without changing its signatures.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { AuditRecord, AuditSink } from '../audit-sink.js';
+import { appendAll, type AuditRecord, type AuditSink } from '../audit-sink.js';
 
 export interface AuditContext {
   actor: string;
@@ -27,11 +27,22 @@ export class ContextAuditSink implements AuditSink {
   append(record: AuditRecord): unknown {
     const ctx = this.als.getStore();
     const result = this.inner.append(ctx ? { ...record, actor: ctx.actor } : record);
-    if (ctx?.onSeq) {
-      const seq = seqOf(result);
-      if (seq !== undefined) ctx.onSeq(seq);
-      else if (result instanceof Promise) result.then((r) => (seqOf(r) !== undefined ? ctx.onSeq!(seqOf(r)!) : undefined), () => undefined);
-    }
+    if (ctx) report(ctx, result);
     return result;
   }
+
+  /** All or none, in one transaction where the inner sink can (the ledger's appendBatch). */
+  appendBatch(records: AuditRecord[]): unknown[] {
+    const ctx = this.als.getStore();
+    const results = appendAll(this.inner, ctx ? records.map((r) => ({ ...r, actor: ctx.actor })) : records);
+    if (ctx) for (const r of results) report(ctx, r);
+    return results;
+  }
+}
+
+function report(ctx: AuditContext, result: unknown): void {
+  if (!ctx.onSeq) return;
+  const seq = seqOf(result);
+  if (seq !== undefined) ctx.onSeq(seq);
+  else if (result instanceof Promise) result.then((r) => (seqOf(r) !== undefined ? ctx.onSeq!(seqOf(r)!) : undefined), () => undefined);
 }

@@ -6,6 +6,7 @@ import { WardenError, toErrorInfo } from '../../../shared/errors.js';
 import { createHash } from 'node:crypto';
 import type { PolicyAction } from '../../../shared/types/policy.js';
 import type { CallDecision, DenyReason, ToolCallInfo, ToolName } from '../../../shared/types/run.js';
+import type { AuditRecord } from '../audit-sink.js';
 import type { Approvals } from './approvals.js';
 import type { ContextAuditSink } from './audit-context.js';
 import { GatewayDenial } from './denial.js';
@@ -38,6 +39,13 @@ export interface CallHooks {
   onRunning?: (call: ToolCallInfo) => void;
 }
 
+/** The allowed decision, for a body that writes it with its own first entry. */
+export interface PendingDecision {
+  record: AuditRecord;
+  /** Called by the body once the record is durable, before the call's effect. */
+  written: () => void;
+}
+
 export interface CallSpec<T> {
   ctx: AgentContext;
   run: Run;
@@ -46,7 +54,13 @@ export interface CallSpec<T> {
   args: Record<string, unknown>;
   policy: EffectivePolicy;
   verdict: () => PolicyVerdict;
-  body: (call: ToolCallInfo) => Promise<T>;
+  /**
+   * With writesDecision, the body gets the allowed decision's entry and must write it in the same
+   * transaction as its own first entry, before any effect, and then call written() (exec: with
+   * exec.started, one fsync instead of two). Otherwise (null) the runner writes it before the body.
+   */
+  body: (call: ToolCallInfo, decision: PendingDecision | null) => Promise<T>;
+  writesDecision?: boolean;
   /** Fills the call's result from the body's value; returns whether it counts as a success. */
   settle: (call: ToolCallInfo, value: T) => boolean;
   hooks?: CallHooks;
@@ -59,11 +73,18 @@ export class CallRunner {
     private readonly audit: ContextAuditSink,
   ) {}
 
+  private entry(actor: string, sandboxId: string | null, kind: string, payload: Record<string, unknown>): AuditRecord {
+    return { actor, sandboxId, kind, payload: { ...payload, ...('args' in payload ? { args: boundArgs(payload.args as Record<string, unknown>) } : {}) } };
+  }
+
   /** Writes a decision to the ledger; if the ledger refuses it, the call does not go ahead (fail closed). */
   private record(call: ToolCallInfo, actor: string, sandboxId: string | null, kind: string, payload: Record<string, unknown>): void {
-    const bounded = { ...payload, ...('args' in payload ? { args: boundArgs(payload.args as Record<string, unknown>) } : {}) };
+    this.write(call, this.entry(actor, sandboxId, kind, payload));
+  }
+
+  private write(call: ToolCallInfo, record: AuditRecord): void {
     try {
-      this.audit.run({ actor, onSeq: (seq) => this.addSeq(call, seq) }, () => this.audit.append({ actor, sandboxId, kind, payload: bounded }));
+      this.audit.run({ actor: record.actor, onSeq: (seq) => this.addSeq(call, seq) }, () => this.audit.append(record));
     } catch (err) {
       if (call.status === 'denied') return; // the denial itself is thrown by the caller
       call.status = 'failed';
@@ -172,14 +193,38 @@ export class CallRunner {
     }
 
     call.decision = decision;
-    call.status = 'running';
-    this.record(call, ctx.agent, spec.sandboxId, 'policy.allowed', { runId: run.id, callId: call.id, index: call.index, tool: spec.tool, args: spec.args, decision });
-    this.runs.callChanged(call);
-    spec.hooks?.onRunning?.(call);
+    const allowed = this.entry(ctx.agent, spec.sandboxId, 'policy.allowed', { runId: run.id, callId: call.id, index: call.index, tool: spec.tool, args: spec.args, decision });
+    let written = false;
+    const running = () => {
+      if (written) return;
+      written = true;
+      call.status = 'running';
+      this.runs.callChanged(call);
+      spec.hooks?.onRunning?.(call);
+    };
+    if (!spec.writesDecision) {
+      this.write(call, allowed);
+      running();
+    }
     let value: T;
     try {
-      value = await this.audit.run({ actor: ctx.agent, onSeq: (seq) => this.addSeq(call, seq) }, () => spec.body(call));
-    } catch (err) {
+      value = await this.audit.run({ actor: ctx.agent, onSeq: (seq) => this.addSeq(call, seq) }, () => spec.body(call, spec.writesDecision ? { record: allowed, written: running } : null));
+      // A body that should have written the decision and did not: it is still recorded (or the call fails).
+      if (!written) {
+        this.write(call, allowed);
+        written = true;
+      }
+    } catch (caught) {
+      let err = caught;
+      if (!written) {
+        // The body failed before its first entry (the ledger refused it, or earlier): the decision still
+        // goes on the record, or the call fails as unrecorded.
+        try {
+          this.write(call, allowed);
+        } catch (ledgerErr) {
+          err = ledgerErr;
+        }
+      }
       const info = toErrorInfo(err);
       call.status = 'failed';
       call.error = { code: info.code, message: info.message };

@@ -261,11 +261,14 @@ export class Gateway implements GatewayMethodHandlers {
         const d = decideCommand(policy.commands, argv, body.stdin);
         return { action: d.action, source: d.source, reason: d.reason, scope: `exec:${d.program ?? ''}`, summary: `exec ${argv.join(' ').slice(0, 300)}`, ...(d.action === 'deny' ? { denyReason: 'policy' as const } : {}) };
       },
-      body: (call) => {
+      // The decision goes in with exec.started: one transaction, durable before the command starts.
+      writesDecision: true,
+      body: (call, decision) => {
         // The UIs watch the output come in (bounded per call); the agent gets all of it from the handlers.
         const live = new CallOutput(this.engine.events, run.id, call.id);
-        return this.engine.execStream(
-          info.id,
+        // The sandbox as resolved above (access checked on it), not inspected a second time.
+        return this.engine.execIn(
+          info,
           {
             cmd: body.cmd,
             timeoutMs,
@@ -286,6 +289,7 @@ export class Gateway implements GatewayMethodHandlers {
               handlers.onStderr?.(c);
             },
           },
+          { before: [decision!.record], onRecorded: decision!.written },
         ).finally(() => live.end());
       },
       settle: (call, r) => {
