@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PodmanEngine } from '../electron/engine/podman/podman-engine.js';
+import type { PodmanConnection } from '../electron/engine/podman/connection.js';
 import { runExec } from '../electron/engine/podman/exec-session.js';
 import { SandboxSpecSchema } from '../shared/types/sandbox.js';
 import { hostLimits } from '../electron/engine/podman/host-limits.js';
@@ -12,6 +13,7 @@ import { sandboxRlimits } from '../electron/engine/podman/container-spec.js';
 import { machineLine, summarize, writeResultsSection } from './results-file.js';
 
 const READY_RUNS = Number(process.env.BENCH_READY_RUNS ?? 20);
+const BREAKDOWN_RUNS = Number(process.env.BENCH_BREAKDOWN_RUNS ?? 10);
 const EXEC_RUNS = Number(process.env.BENCH_EXEC_RUNS ?? 50);
 const THROUGHPUT_MB = 200;
 
@@ -42,6 +44,54 @@ function timeCliToDevNull(args: string[]): Promise<number> {
 }
 
 const fmt = (n: number) => n.toFixed(1);
+
+/** One HTTP call to a Podman socket, as the modem made it: when it went out, when its answer came. */
+interface DialRecord {
+  label: string;
+  sentAt: number;
+  answeredAt: number;
+}
+
+/**
+ * Records every call the engine makes to Podman, by wrapping the modem's dial of each connection
+ * (no change to the engine). Used only in the breakdown pass, after the timed runs.
+ */
+function recordDials(conns: PodmanConnection[]): { take: () => DialRecord[]; restore: () => void } {
+  let records: DialRecord[] = [];
+  const restores: Array<() => void> = [];
+  for (const conn of new Set(conns)) {
+    const modem = conn.docker.modem as unknown as { dial: (opts: { method: string; path: string }, cb: (err: unknown, data: unknown) => void) => unknown };
+    const dial = modem.dial;
+    modem.dial = function (opts, cb) {
+      const sentAt = performance.now();
+      const path = String(opts.path).replace(/\/v[\d.]+\/libpod/, '').replace(/[0-9a-f]{64}/g, '{id}').replace(/\?.*$/, '');
+      const label = `${opts.method} ${path}`;
+      return dial.call(this, opts, (err, data) => {
+        records.push({ label, sentAt, answeredAt: performance.now() });
+        cb(err, data);
+      });
+    };
+    restores.push(() => (modem.dial = dial));
+  }
+  return {
+    take: () => {
+      const out = records;
+      records = [];
+      return out;
+    },
+    restore: () => restores.forEach((r) => r()),
+  };
+}
+
+const READY_STEPS: Array<{ label: string; what: string }> = [
+  { label: 'POST /containers/create', what: 'create (libpod; the runtime\'s own service when it is not the main one)' },
+  { label: 'POST /containers/{id}/start', what: 'start (runc create + start, conmon)' },
+  { label: 'GET /containers/{id}/json', what: 'inspect: runtime used read back and checked' },
+  { label: 'POST /containers/{id}/exec', what: 'exec create' },
+  { label: 'POST /exec/{id}/start', what: 'exec start, until the attach is answered (conmon up)' },
+  { label: 'stream', what: 'exec running, until Podman closes the stream (runc exec, `true`, exit code stored)' },
+  { label: 'GET /exec/{id}/json', what: 'exec inspect: exit code' },
+];
 const row = (what: string, ours: { p50: number; p95: number }, base: { p50: number; p95: number }, target: string) =>
   `| ${what} | ${fmt(ours.p50)} / ${fmt(ours.p95)} | ${fmt(base.p50)} / ${fmt(base.p95)} | ${(ours.p50 / base.p50).toFixed(2)} / ${(ours.p95 / base.p95).toFixed(2)} | ${target} |`;
 
@@ -71,6 +121,38 @@ async function main(): Promise<void> {
   }
   const ready = { ours: summarize(ours), base: summarize(base) };
   console.log(`\nready: ours p50 ${fmt(ready.ours.p50)} ms, podman run p50 ${fmt(ready.base.p50)} ms`);
+
+  // 1b. Where the ready time goes, call by call: a separate pass, so the timed runs above are untouched.
+  const recorder = recordDials([engine.connection, await engine.router.connectionFor(runtime)]);
+  const steps = new Map<string, number[]>();
+  const addStep = (label: string, ms: number) => steps.set(label, [...(steps.get(label) ?? []), ms]);
+  const callCounts: number[] = [];
+  for (let i = 0; i < BREAKDOWN_RUNS; i++) {
+    recorder.take();
+    const started = performance.now();
+    const sb = await engine.sandboxes.create(SandboxSpecSchema.parse({ name: `bench-steps-${i}` }));
+    await runExec(engine.connection, sb.id, { cmd: ['true'] });
+    const total = performance.now() - started;
+    const calls = recorder.take();
+    callCounts.push(calls.length);
+    let inCalls = 0;
+    calls.forEach((c, k) => {
+      addStep(c.label, c.answeredAt - c.sentAt);
+      inCalls += c.answeredAt - c.sentAt;
+      // The hijacked exec stream lasts from the attach answer to the next call (the exit-code inspect).
+      if (c.label === 'POST /exec/{id}/start' && calls[k + 1]) {
+        addStep('stream', calls[k + 1]!.sentAt - c.answeredAt);
+        inCalls += calls[k + 1]!.sentAt - c.answeredAt;
+      }
+    });
+    addStep('total', total);
+    addStep('warden', total - inCalls);
+    await engine.sandboxes.destroy(sb.id);
+  }
+  recorder.restore();
+  const stepP50 = (label: string) => summarize(steps.get(label) ?? []).p50;
+  const unexpected = [...steps.keys()].filter((l) => l !== 'total' && l !== 'warden' && !READY_STEPS.some((s) => s.label === l));
+  console.log(`breakdown: ${READY_STEPS.map((s) => `${s.label} ${fmt(stepP50(s.label))}`).join(', ')}, warden ${fmt(stepP50('warden'))}`);
 
   // 2. Exec round trip of `true`.
   const sb = await engine.sandboxes.create(SandboxSpecSchema.parse({ name: 'bench-exec' }));
@@ -109,11 +191,23 @@ ${machineLine()} Podman ${engine.info().version}, runtime ${runtime}, cgroups ${
 ${row(`sandbox ready (create + start + first \`true\`) vs \`podman run --rm IMAGE true\`, n=${READY_RUNS}`, ready.ours, ready.base, '≤ 1.0')}
 ${row(`exec round trip of \`true\` vs \`podman exec NAME true\`, n=${EXEC_RUNS}`, exec.ours, exec.base, '≤ 0.75')}
 
+Where sandbox-ready time goes, per HTTP call to the Podman socket (separate pass of ${BREAKDOWN_RUNS} runs with every call timed; p50 of each step, so they need not add up to the p50 total). ${Math.max(...callCounts)} calls per ready sandbox${unexpected.length ? `; also seen: ${unexpected.join(', ')}` : ', no other'}.
+
+| step | p50 ms |
+|---|---|
+${READY_STEPS.map((s) => `| \`${s.label === 'stream' ? 'hijacked exec stream' : s.label}\`: ${s.what} | ${fmt(stepP50(s.label))} |`).join('\n')}
+| Warden's own time between the calls (spec, checks, parsing) | ${fmt(stepP50('warden'))} |
+| total | ${fmt(stepP50('total'))} |
+
+The calls are sequential by necessity: Podman refuses an exec in a container that is not running, and the exit code exists only once Podman closes the exec stream. Nearly all of the time is Podman's own work behind the socket; see the note below the tables.
+
 | exec stdout throughput (\`head -c ${THROUGHPUT_MB}M /dev/zero\`) | Warden engine | \`podman exec … > /dev/null\` | ratio |
 |---|---|---|---|
 | MB/s | ${fmt(mbps.ours)} | ${fmt(mbps.base)} | ${(mbps.ours / mbps.base).toFixed(2)} |
 
-The podman CLI runs with the same runtime and ulimits Warden passes (without them it cannot start a container on this host).`,
+The podman CLI runs with the same runtime and ulimits Warden passes (without them it cannot start a container on this host).
+
+Why the rest of the ready gap is Podman's (measured on this host, 2026-11-23, outside this script): the same six calls sent with bare \`http.request\` (no dockerode, no Warden code) took as long as Warden's engine (p50 172.8 vs 168.3 ms, 16 interleaved runs each), and pipelining the inspect with the start was slower (the inspect takes the container lock first in most runs and has to be repeated). \`podman run --rm IMAGE true\` runs \`true\` as the container's own process; a sandbox has to start its keep-alive and then exec, and an exec through Podman 4.3 costs a conmon start, \`runc exec\` (~47 ms for \`true\` run directly with runc here) and a sleep: Podman reads the exit code with \`WaitForFile\`, which starts watching only after the attach has ended, so when conmon has already written the exit file (most runs, by strace) it is found on the next 25 ms poll.`,
   );
 }
 
