@@ -1,6 +1,7 @@
 // The control panel's speed in the real web shell (`warden serve` in Debian's Chromium), issue 5:
 // terminal throughput and keystroke echo, and 50 live sandboxes with stats at 1 Hz.
 //   npm run bench ui        (BENCH_UI_MB, BENCH_UI_KEYS, BENCH_UI_FLEET, BENCH_UI_SECONDS, BENCH_UI_SKIP_BUILD=1)
+//   BENCH_UI_ONLY=terminal  the terminal figures alone, printed and not written to RESULTS.md (for short iterations)
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
@@ -17,6 +18,8 @@ const RUNS = Number(process.env.BENCH_UI_RUNS ?? 3);
 const KEYS = Number(process.env.BENCH_UI_KEYS ?? 150);
 const FLEET = Number(process.env.BENCH_UI_FLEET ?? 50);
 const SECONDS = Number(process.env.BENCH_UI_SECONDS ?? 20);
+const ONLY = process.env.BENCH_UI_ONLY ?? '';
+if (ONLY !== '' && ONLY !== 'terminal') throw new Error(`BENCH_UI_ONLY: only "terminal" is known, not "${ONLY}"`);
 /** A page run that has not shown its end marker by then has lost the output (or the socket). */
 const PAGE_TIMEOUT_MS = 300_000;
 
@@ -145,9 +148,9 @@ function terminalSection(t: TerminalFigures): string {
 | output throughput, \`${producer(MIB).replace('|', '\\|')}\` (${fmt(MB)} MiB of text), Enter to end marker rendered; median of ${pageOk.length} | ${fmt(pageMbps)} MB/s${lost ? `; **only ${pageOk.length} of ${t.page.length} runs ended**` : ''} (runs: ${t.page.map(runText).join('; ')}) | \`podman exec NAME sh -c '…' > /dev/null\`: ${fmt(median(t.podmanMs.map(mbps)))} MB/s; with a TTY, \`script -c "podman exec -t …"\`: ${fmt(median(t.podmanTtyMs.map(mbps)))} MB/s; Warden's engine TTY session in Node, no server or browser: ${fmt(median(t.engineMs.map(mbps)))} MB/s | ≥ 20 MB/s | ${lost ? '**missed**' : verdict(pageMbps >= 20)} |
 | keystroke to echo, p50 / p95, n=${keys.n} | ${fmt(keys.p50)} / ${fmt(keys.p95)} ms | engine TTY echo in Node: ${part(t.engineEcho)} ms; WebSocket round trip alone: ${part(t.ws)} ms | p50 ≤ 30 ms | ${keys.n ? verdict(keys.p50 <= 30) : '–'} |
 
-Keystroke time split, p50 / p95 ms: keydown → \`terminal.input\` sent ${part(t.keys.toSend)}; sent → echo's \`terminal.data\` received (server, Podman, shell) ${part(t.keys.serverTrip)}; received → character in xterm's rows ${part(t.keys.render)}.
+Keystroke time split, p50 / p95 ms: keydown → \`terminal.input\` sent ${part(t.keys.toSend)}; sent → echo's output frame received (server, Podman, shell) ${part(t.keys.serverTrip)}; received → character in xterm's rows ${part(t.keys.render)}.
 CPU during the page runs, % of one core: ${t.pageCpu.map((c, i) => `run ${i + 1}: serve ${fmt(c.serve, 0)}, Podman ${fmt(c.podman, 0)}, Chromium ${fmt(c.chromium, 0)} (machine ${fmt(c.machine, 0)} % of both cores busy)`).join('; ')}.
-Throughput: time from the last \`terminal.data\` message to the marker on screen (xterm catching up) ${pageOk.map((p) => `${fmt(p.renderTailMs, 0)} ms`).join(', ')}; xterm reported discarded data: ${pageOk.some((p) => p.discarded) ? '**yes**' : 'no'}; WebSocket close codes seen: ${t.closes.length ? t.closes.join(', ') : 'none'}.`;
+Throughput: time from the last output frame to the marker on screen (xterm catching up) ${pageOk.map((p) => `${fmt(p.renderTailMs, 0)} ms`).join(', ')}; xterm reported discarded data: ${pageOk.some((p) => p.discarded) ? '**yes**' : 'no'}; WebSocket close codes seen: ${t.closes.length ? t.closes.join(', ') : 'none'}.`;
 }
 
 function fleetSection(f: FleetFigures & { createSeconds: number; retries: number }): string {
@@ -186,10 +189,10 @@ async function main(): Promise<void> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   let terminal: TerminalFigures;
-  let fleet: FleetFigures & { createSeconds: number; retries: number };
+  let fleet: (FleetFigures & { createSeconds: number; retries: number }) | null;
   try {
     terminal = await terminalFigures(stack);
-    fleet = await fleetFigures(stack);
+    fleet = ONLY === 'terminal' ? null : await fleetFigures(stack);
   } finally {
     await stack.close();
     const left = podman(['ps', '-aq', '--filter', `label=warden-test.run=${runId}`]).trim();
@@ -198,6 +201,10 @@ async function main(): Promise<void> {
       sweepRun(runId);
     }
   }
+  if (!fleet) {
+    console.log(`\n${terminalSection(terminal)}\n\n(BENCH_UI_ONLY=terminal: RESULTS.md not written; load average ${loadBefore} → ${load()})`);
+    return;
+  }
   const version = podman(['version', '--format', '{{.Client.Version}}']).trim();
   writeResultsSection(
     'ui',
@@ -205,7 +212,7 @@ async function main(): Promise<void> {
 
 ${machineLine()} Load average at the start: ${loadBefore}; at the end: ${load()} (2 cores, shared with other work). Podman ${version}; \`warden serve\` on a Podman service of its own; Debian Chromium ${chromiumVersion()} headless, 1280×800, xterm's DOM renderer.
 
-Method: \`bench/ui.bench.ts\` starts everything the way the e2e suite does and signs in with the one-time link serve prints. Chromium is driven over the DevTools protocol directly (\`bench/ui/cdp.ts\`): Playwright enables the Network domain, which makes Chromium copy every WebSocket frame to the driver; with Playwright the terminal throughput was ~20 % lower in a side-by-side check, a cost of the instrument, not the product. Keys are real key events (\`Input.dispatchKeyEvent\`). Page times are the page's own \`performance.now()\`: a capture \`keydown\` listener, the app's WebSocket wrapped before the app loads (send and receive times), and a MutationObserver on xterm's rendered rows (the moment the text is in the DOM, before paint). MB = MiB of base64 text. A page run the server cuts off (it closes the page's socket with 1013 once 64 MB wait unsent; there is no flow control on terminal output) is reported as cut off, not as a speed.
+Method: \`bench/ui.bench.ts\` starts everything the way the e2e suite does and signs in with the one-time link serve prints. Chromium is driven over the DevTools protocol directly (\`bench/ui/cdp.ts\`): Playwright enables the Network domain, which makes Chromium copy every WebSocket frame to the driver; with Playwright the terminal throughput was ~20 % lower in a side-by-side check, a cost of the instrument, not the product. Keys are real key events (\`Input.dispatchKeyEvent\`). Page times are the page's own \`performance.now()\`: a capture \`keydown\` listener, the app's WebSocket wrapped before the app loads (send and receive times), and a MutationObserver on xterm's rendered rows (the moment the text is in the DOM, before paint). MB = MiB of base64 text. Terminal output reaches the page as binary WebSocket frames (a small header with the terminal's id, then the shell's bytes; no JSON), and the page writes a stream into xterm at most every 33 ms, leaving out lines that would scroll through the 5000-line scrollback unseen (\`renderer/src/features/terminal/\`). The server pauses the shell while 4 MB wait unsent on the page's socket; a page run it cuts off anyway (WebSocket close 1013, past 64 MB) is reported as cut off, not as a speed.
 
 ${terminalSection(terminal)}
 

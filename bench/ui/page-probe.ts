@@ -9,7 +9,7 @@ export interface KeyTiming {
   keyAt: number;
   /** the app sent terminal.input on its WebSocket */
   sentAt: number;
-  /** the first terminal.data message after it arrived */
+  /** the first terminal output message after it arrived */
   dataAt: number;
   /** the character was in xterm's rendered rows */
   seenAt: number;
@@ -20,9 +20,9 @@ export interface TextTiming {
   /** when the text was on screen, or when the socket closed before it was (closedCode set) */
   seenAt: number;
   closedCode?: number;
-  /** the last terminal.data message before the text was seen */
+  /** the last terminal output message before the text was seen */
   dataAt: number;
-  /** characters of terminal.data messages (JSON included) since the key press */
+  /** characters of terminal output messages (frame headers or JSON included) since the key press */
   chars: number;
 }
 
@@ -82,6 +82,14 @@ function probe(): void {
       track(this);
       // Added before the app sets onmessage, so it runs first: the arrival time is before any parsing.
       this.addEventListener('message', (e) => {
+        // Terminal output comes as binary frames (first byte 1), older builds sent JSON events.
+        if (e.data instanceof ArrayBuffer) {
+          if (new Uint8Array(e.data, 0, 1)[0] === 1) {
+            dataAt = performance.now();
+            dataChars += e.data.byteLength;
+          }
+          return;
+        }
         const text = typeof e.data === 'string' ? e.data : '';
         if (text.includes('"terminal.data"')) {
           dataAt = performance.now();

@@ -58,9 +58,9 @@ async function typeLine(page: BrowserPage, text: string): Promise<void> {
 
 export interface PageThroughput {
   ms: number;
-  /** characters of terminal.data messages the page received during the run (JSON included) */
+  /** bytes of terminal output frames the page received during the run (headers included) */
   wsChars: number;
-  /** ms from the last terminal.data message to the marker on screen: xterm catching up */
+  /** ms from the last terminal output frame to the marker on screen: xterm catching up */
   renderTailMs: number;
   discarded: boolean;
   /** the WebSocket closed before the marker came (1013: the server found the page not keeping up); ms is then the time until the close */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { OutputBatcher } from './output-batcher.js';
+import { ByteBatcher, OutputBatcher } from './output-batcher.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -56,5 +56,25 @@ describe('output batching', () => {
     b.push(Buffer.from('€').subarray(0, 2));
     b.end();
     expect(out).toEqual(['\ufffd']);
+  });
+
+  it('bytes: joined the same way, passed through untouched (a split character stays split)', () => {
+    vi.useFakeTimers();
+    const out: Buffer[] = [];
+    const b = new ByteBatcher((d) => out.push(d), { leading: true, flushMs: 5, flushChars: 8 });
+    const euro = Buffer.from('€');
+    b.push(Buffer.from('h'));
+    expect(out.map(String)).toEqual(['h']);
+    b.push(Buffer.from('i'));
+    b.push(euro.subarray(0, 1));
+    vi.advanceTimersByTime(5);
+    expect(out.at(-1)).toEqual(Buffer.from([0x69, euro[0]!]));
+    b.push(euro.subarray(1));
+    b.push(Buffer.from('12345678'));
+    expect(Buffer.concat(out.slice(2)).equals(Buffer.concat([euro.subarray(1), Buffer.from('12345678')]))).toBe(true);
+    expect(b.pending).toBe(false);
+    b.push(Buffer.from('z'));
+    b.end();
+    expect(String(out.at(-1))).toBe('z');
   });
 });

@@ -36,6 +36,22 @@ const CONGESTED_BYTES = 4 * 1024 * 1024;
 const DRAINED_BYTES = 512 * 1024;
 const DRAIN_POLL_MS = 10;
 const MAX_QUEUED_EVENTS = 5000;
+/**
+ * Terminal output goes as binary frames, not JSON events: [1][id length][id, ASCII][the bytes as
+ * the shell wrote them]. The page decodes the UTF-8 (renderer/src/api/web-bridge.ts); the server
+ * neither decodes, escapes nor copies per character.
+ */
+export const FRAME_TERMINAL_OUTPUT = 1;
+
+export function terminalOutputFrame(id: string, data: Buffer): Buffer {
+  const head = 2 + id.length;
+  const frame = Buffer.allocUnsafe(head + data.length);
+  frame[0] = FRAME_TERMINAL_OUTPUT;
+  frame[1] = id.length;
+  frame.write(id, 2, 'latin1');
+  data.copy(frame, head);
+  return frame;
+}
 
 /** Routes the server's own token auth must let through: the web shell authenticates them itself. */
 export const WEB_SHELL_ROUTE_CONFIG = { webShell: true } as const;
@@ -45,7 +61,7 @@ interface ShellSocket {
   readonly OPEN: number;
   readonly readyState: number;
   readonly bufferedAmount: number;
-  send(data: string): void;
+  send(data: string | Buffer): void;
   close(code: number, reason: string): void;
   on(event: 'message', fn: (raw: Buffer, isBinary: boolean) => void): void;
   on(event: 'close', fn: () => void): void;
@@ -156,25 +172,31 @@ export async function registerWebShell(app: FastifyInstance, deps: WebShellDeps)
       return;
     }
     let ready = false;
-    const queue: EventMessage[] = [];
-    const send = (value: unknown) => {
+    // Events and terminal frames wait together until the page is listening, in the order they came.
+    const queue: Array<EventMessage | Buffer> = [];
+    const sendRaw = (data: string | Buffer) => {
       if (socket.readyState !== socket.OPEN) return;
       if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
         socket.close(1013, 'the page is not keeping up');
         return;
       }
-      socket.send(JSON.stringify(value));
+      socket.send(data);
+    };
+    const send = (value: unknown) => sendRaw(JSON.stringify(value));
+    const push = (item: EventMessage | Buffer) => {
+      if (!ready) {
+        if (queue.length < MAX_QUEUED_EVENTS) queue.push(item);
+      } else if (Buffer.isBuffer(item)) sendRaw(item);
+      else send({ t: 'event', message: item });
     };
     const session = new UiSession(
       source,
       hub,
-      (message) => {
-        if (ready) send({ t: 'event', message });
-        else if (queue.length < MAX_QUEUED_EVENTS) queue.push(message);
-      },
+      push,
       'user (web shell)',
       () => deps.gateway.approvals.watch(),
       socketFlow(socket),
+      (id, data) => push(terminalOutputFrame(id, data)),
     );
     socket.on('message', (raw, isBinary) => {
       if (isBinary) return;
@@ -186,7 +208,7 @@ export async function registerWebShell(app: FastifyInstance, deps: WebShellDeps)
       }
       if (msg.t === 'ready' && !ready) {
         ready = true;
-        for (const message of queue.splice(0)) send({ t: 'event', message });
+        for (const item of queue.splice(0)) push(item);
       } else if (msg.t === 'call' && typeof msg.id === 'number') {
         const id = msg.id;
         void session.invoke(msg.method, msg.params).then((envelope) => send({ t: 'result', id, envelope }));

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { openTestServer, type TestServer } from '../test-server.js';
 import { uiToken } from './login.js';
+import { FRAME_TERMINAL_OUTPUT } from './index.js';
 
 let ts: TestServer;
 let sandbox: string;
@@ -45,10 +46,19 @@ describe('terminal output to a page that stops reading', () => {
     let terminal = '';
     let output = '';
     const results = new Map<number, (envelope: { result?: { id: string }; error?: { message: string } }) => void>();
-    ws.on('message', (raw: Buffer) => {
-      const msg = JSON.parse(raw.toString()) as { t: string; id?: number; envelope?: never; message?: { event: string; payload: { id: string; data: string } } };
+    let frames = 0;
+    ws.on('message', (raw: Buffer, isBinary: boolean) => {
+      if (isBinary) {
+        // Terminal output: [1][id length][id][bytes]; base64 of zeros is ASCII, so no character is split.
+        expect(raw[0]).toBe(FRAME_TERMINAL_OUTPUT);
+        const head = 2 + raw[1]!;
+        if (raw.subarray(2, head).toString('latin1') === terminal) output += raw.subarray(head).toString('latin1');
+        frames += 1;
+        return;
+      }
+      const msg = JSON.parse(raw.toString()) as { t: string; id?: number; envelope?: never; message?: { event: string } };
       if (msg.t === 'result') results.get(msg.id!)?.(msg.envelope!);
-      else if (msg.message?.event === 'terminal.data' && msg.message.payload.id === terminal) output += msg.message.payload.data;
+      else expect(msg.message?.event).not.toBe('terminal.data');
     });
     let next = 0;
     const call = (method: string, params: unknown) =>
@@ -74,6 +84,7 @@ describe('terminal output to a page that stops reading', () => {
     expect(output).toContain('FLOW-42');
     const letters = output.match(/A+/g)?.reduce((n, run) => n + run.length, 0) ?? 0;
     expect(letters).toBe(134217728);
+    expect(frames).toBeGreaterThan(0);
     ws.close();
   }, 120_000);
 });

@@ -18,7 +18,7 @@ import type { TerminalSession } from '../../engine/podman/terminal-session.js';
 import type { StatsSample } from '../../../shared/types/stats.js';
 import type { EngineSource } from './engine-source.js';
 import type { StatsHub } from './stats-hub.js';
-import { OutputBatcher } from '../../engine/output-batcher.js';
+import { ByteBatcher, OutputBatcher } from '../../engine/output-batcher.js';
 
 const MAX_TERMINALS = 16;
 /** Events every UI follows; stats, terminal output and verify progress are per connection. */
@@ -33,10 +33,17 @@ const FORWARDED: EventName[] = [
   'approval.decided',
   'ledger.appended',
 ];
+/** Terminal output: a keystroke's echo at once, a burst joined for 5 ms or up to 256 KiB. */
+const TERMINAL_BATCH = { leading: true } as const;
 /** Verify progress is sent at most this often. */
 const PROGRESS_EVERY_MS = 100;
 
 export type EventSender = (message: EventMessage) => void;
+/**
+ * Terminal output as raw bytes, for a door that frames it itself (the web shell's binary frames):
+ * no UTF-8 decoding, no JSON. A door without one gets `terminal.data` events with text.
+ */
+export type TerminalOutputSender = (id: string, data: Buffer) => void;
 
 /**
  * How far behind the other end of a connection is. When it is congested, terminal output is
@@ -51,7 +58,7 @@ export interface FlowControl {
 
 interface OpenTerminal {
   session: TerminalSession;
-  batcher: OutputBatcher;
+  batcher: OutputBatcher | ByteBatcher;
 }
 
 /** Parses a request for any UI method; bad input names the field, like the API does. */
@@ -85,6 +92,7 @@ export class UiSession {
     private readonly who = 'user',
     watchApprovals?: () => () => void,
     private readonly flow?: FlowControl,
+    private readonly sendOutput?: TerminalOutputSender,
   ) {
     for (const event of FORWARDED) {
       this.offs.push(source.on(event, (payload: EventMap[typeof event]) => this.send({ event, payload } as EventMessage)));
@@ -178,13 +186,19 @@ export class UiSession {
       session.close();
       throw new WardenError('E_CONFLICT', 'the window closed');
     }
-    const batcher = new OutputBatcher(
-      (data) => {
-        this.send({ event: 'terminal.data', payload: { id, data } });
-        this.throttle();
-      },
-      { leading: true },
-    );
+    const out = this.sendOutput;
+    const batcher = out
+      ? new ByteBatcher(
+          (data) => {
+            if (!this.closed) out(id, data);
+            this.throttle();
+          },
+          TERMINAL_BATCH,
+        )
+      : new OutputBatcher((data) => {
+          this.send({ event: 'terminal.data', payload: { id, data } });
+          this.throttle();
+        }, TERMINAL_BATCH);
     session.onData((chunk) => batcher.push(chunk));
     if (this.paused) session.pause();
     this.terminals.set(id, { session, batcher });

@@ -3,12 +3,16 @@
 // Reconnects with backoff; the app takes a fresh snapshot on every (re)connect.
 import type { EventMessage } from '../../../shared/contracts/events.js';
 import type { Envelope, ErrorInfo } from '../../../shared/errors.js';
+import type { UiMethodRequest } from '../../../shared/contracts/methods.js';
 import type { LinkState, WardenBridge } from './bridge.js';
 
 /** Close code the server uses when the session cookie is missing or expired. */
 export const WS_UNAUTHORIZED = 4401;
 export const WS_PATH = '/ui/ws';
 export const LOGIN_PATH = '/ui/login';
+
+/** A binary frame of terminal output: [1][id length][id, ASCII][UTF-8 bytes] (electron/server/web-shell/index.ts). */
+const FRAME_TERMINAL_OUTPUT = 1;
 
 type ServerMessage = { t: 'result'; id: number; envelope: Envelope<unknown> } | { t: 'event'; message: EventMessage };
 
@@ -50,6 +54,8 @@ export class WebBridge implements WardenBridge {
   private retryMs = 250;
   private retryTimer: number | null = null;
   private wantReady = false;
+  /** One streaming UTF-8 decoder per terminal: a character split across frames is held until whole. */
+  private readonly decoders = new Map<string, TextDecoder>();
 
   /** Opens the socket unless one is open or opening. */
   connect(): void {
@@ -60,7 +66,9 @@ export class WebBridge implements WardenBridge {
     const url = new URL(WS_PATH, location.href);
     url.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
     const socket = new WebSocket(url);
+    socket.binaryType = 'arraybuffer';
     this.socket = socket;
+    this.decoders.clear();
     socket.onopen = () => {
       this.retryMs = 250;
       this.setState('open');
@@ -68,6 +76,7 @@ export class WebBridge implements WardenBridge {
     };
     socket.onmessage = (ev) => {
       if (typeof ev.data === 'string') this.receive(ev.data);
+      else if (ev.data instanceof ArrayBuffer) this.receiveFrame(ev.data);
     };
     socket.onclose = (ev) => {
       if (this.socket !== socket) return;
@@ -96,8 +105,34 @@ export class WebBridge implements WardenBridge {
       this.pending.delete(msg.id);
       resolve?.(msg.envelope);
     } else if (msg.t === 'event') {
-      for (const fn of this.eventListeners) fn(msg.message);
+      if (msg.message.event === 'terminal.exit') this.endDecoder(msg.message.payload.id);
+      this.emit(msg.message);
     }
+  }
+
+  /** Terminal output: the same `terminal.data` event as over IPC, its text decoded here. */
+  private receiveFrame(buffer: ArrayBuffer): void {
+    const bytes = new Uint8Array(buffer);
+    if (bytes.length < 2 || bytes[0] !== FRAME_TERMINAL_OUTPUT || bytes.length < 2 + bytes[1]!) return;
+    const head = 2 + bytes[1]!;
+    const id = String.fromCharCode(...bytes.subarray(2, head));
+    let decoder = this.decoders.get(id);
+    if (!decoder) this.decoders.set(id, (decoder = new TextDecoder()));
+    const data = decoder.decode(bytes.subarray(head), { stream: true });
+    if (data) this.emit({ event: 'terminal.data', payload: { id, data } });
+  }
+
+  /** Whatever a terminal's decoder holds back goes out before its exit. */
+  private endDecoder(id: string): void {
+    const decoder = this.decoders.get(id);
+    if (!decoder) return;
+    this.decoders.delete(id);
+    const rest = decoder.decode();
+    if (rest) this.emit({ event: 'terminal.data', payload: { id, data: rest } });
+  }
+
+  private emit(message: EventMessage): void {
+    for (const fn of this.eventListeners) fn(message);
   }
 
   private setState(state: LinkState): void {
@@ -108,6 +143,7 @@ export class WebBridge implements WardenBridge {
   invoke: WardenBridge['invoke'] = (method, params) => {
     const socket = this.socket;
     if (!socket || socket.readyState !== WebSocket.OPEN) return Promise.resolve({ error: lost });
+    if (method === 'terminal.close') this.decoders.delete((params as UiMethodRequest<'terminal.close'>).id);
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, resolve as (envelope: Envelope<unknown>) => void);

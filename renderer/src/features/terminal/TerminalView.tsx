@@ -1,5 +1,6 @@
 // An interactive shell in a sandbox. Output goes from the event bridge straight into xterm (never
-// through React); the size follows the pane. Clipboard writes and links from the sandbox need a
+// through React), paced and with lines that would scroll by unseen left out (paced-writer.ts,
+// unseen-output.ts); the size follows the pane. Clipboard writes and links from the sandbox need a
 // person: OSC 52 is not wired at all, links open only on a Ctrl/Cmd-click and only for http(s).
 import { useEffect, useRef, useState } from 'react';
 import { Terminal } from '@xterm/xterm';
@@ -7,9 +8,18 @@ import { FitAddon } from '@xterm/addon-fit';
 import '@xterm/xterm/css/xterm.css';
 import { toErrorInfo, type ErrorInfo } from '../../../../shared/errors.js';
 import { useServices } from '../../services.js';
+import { PacedWriter } from './paced-writer.js';
+import { leaveOutUnseen } from './unseen-output.js';
 
 /** Characters per input message: the web shell's frames are small, and JSON may escape each 6-fold. */
 const INPUT_CHUNK = 8 * 1024;
+/**
+ * A stream of output goes into xterm at most every 33 ms (one parse and one render each), once a
+ * write was 16K characters or more; small output is written at once. Measured in the UI bench
+ * (bench/RESULTS.md): at 16 ms the page's CPU barely fell, at 50 ms the pipeline idled between writes.
+ */
+const PACE_MS = 33;
+const PACE_AFTER_CHARS = 16 * 1024;
 
 type Status = { kind: 'opening' } | { kind: 'open' } | { kind: 'exited'; code: number | null } | { kind: 'failed'; error: ErrorInfo };
 
@@ -92,9 +102,11 @@ export function TerminalView({ sandboxId }: { sandboxId: string }) {
           return;
         }
         id = opened.id;
+        const writer = new PacedWriter(term, PACE_MS, PACE_AFTER_CHARS, leaveOutUnseen(term, offs));
+        offs.push(() => writer.dispose());
         offs.push(
           terminals.attach(opened.id, {
-            write: (data) => term.write(data),
+            write: (data) => writer.write(data),
             exit: (code) => {
               id = null;
               setStatus({ kind: 'exited', code });
