@@ -50,6 +50,24 @@ export interface ToolCallInfo {
   ledgerSeqs: number[];
 }
 
+/** A call as it is when it is made: pending, undecided, nothing recorded yet. */
+export function pendingCall(fields: Pick<ToolCallInfo, 'id' | 'runId' | 'index' | 'tool' | 'args' | 'startedAt'>): ToolCallInfo {
+  return {
+    ...fields,
+    status: 'pending',
+    decision: null,
+    endedAt: null,
+    durationMs: null,
+    exitCode: null,
+    error: null,
+    digests: {},
+    bytes: {},
+    preview: null,
+    truncated: false,
+    ledgerSeqs: [],
+  };
+}
+
 export interface BreakerInfo {
   state: 'closed' | 'open' | 'half-open';
   consecutiveFailures: number;

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { WardenError } from '../../../shared/errors.js';
 import type { Budgets } from '../../../shared/types/policy.js';
-import type { RunDetail, RunInfo, RunQuery, ToolCallInfo, ToolName } from '../../../shared/types/run.js';
+import { pendingCall, type RunDetail, type RunInfo, type RunQuery, type ToolCallInfo, type ToolName } from '../../../shared/types/run.js';
 import type { EventBus } from '../event-bus.js';
 import { Breaker } from './breaker.js';
 
@@ -96,25 +96,14 @@ export class RunStore {
   }
 
   addCall(run: Run, tool: ToolName, args: Record<string, unknown>): ToolCallInfo {
-    const call: ToolCallInfo = {
+    const call = pendingCall({
       id: `call_${randomBytes(8).toString('hex')}`,
       runId: run.id,
       index: run.calls.length + 1,
       tool,
       args,
-      status: 'pending',
-      decision: null,
       startedAt: new Date().toISOString(),
-      endedAt: null,
-      durationMs: null,
-      exitCode: null,
-      error: null,
-      digests: {},
-      bytes: {},
-      preview: null,
-      truncated: false,
-      ledgerSeqs: [],
-    };
+    });
     run.calls.push(call);
     this.callChanged(call);
     this.changed(run);

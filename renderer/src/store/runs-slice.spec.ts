@@ -1,29 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { create } from 'zustand';
-import type { RunInfo, ToolCallInfo } from '../../../shared/types/run.js';
+import { pendingCall, type RunInfo, type ToolCallInfo } from '../../../shared/types/run.js';
 import { appendText, CALL_RUNS_KEPT, createRunsSlice, mergeCall, OUTPUT_CALLS_KEPT, OUTPUT_CHARS_PER_CALL, plainText, type RunsSlice } from './runs-slice.js';
 
 function call(over: Partial<ToolCallInfo> = {}): ToolCallInfo {
-  return {
-    id: 'call_1',
-    runId: 'run_1',
-    index: 1,
-    tool: 'exec',
-    args: { argv: ['ls'] },
-    status: 'pending',
-    decision: null,
-    startedAt: '2024-01-01T00:00:00.000Z',
-    endedAt: null,
-    durationMs: null,
-    exitCode: null,
-    error: null,
-    digests: {},
-    bytes: {},
-    preview: null,
-    truncated: false,
-    ledgerSeqs: [],
-    ...over,
-  };
+  return { ...pendingCall({ id: 'call_1', runId: 'run_1', index: 1, tool: 'exec', args: { argv: ['ls'] }, startedAt: '2024-01-01T00:00:00.000Z' }), ...over };
 }
 
 function run(id: string): RunInfo {
