@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import { PodmanEngine } from '../engine/podman/podman-engine.js';
 import { SandboxSpecSchema, type SandboxInfo, type SandboxSpecInput } from '../../shared/types/sandbox.js';
 import { TEST_LABEL_KEY } from './test-label.js';
@@ -35,6 +36,10 @@ export async function openTestEngine(): Promise<TestEngine> {
       const mine = (await engine.sandboxes.list().catch(() => [])).filter((s) => s.labels[TEST_LABEL_KEY] === runId);
       await Promise.all(mine.map((s) => engine.sandboxes.destroy(s.id).catch(() => undefined)));
       engine.close();
+      // Whatever the engine could not remove (a spec closed it first, the service went away) goes
+      // through the podman CLI: a spec never leaves a sandbox running.
+      const left = spawnSync('podman', ['ps', '-aq', '--filter', `label=${TEST_LABEL_KEY}=${runId}`], { encoding: 'utf8' }).stdout?.trim();
+      if (left) spawnSync('podman', ['rm', '-f', '-t', '0', ...left.split(/\s+/)], { stdio: 'ignore' });
       rmSync(home, { recursive: true, force: true });
     },
   };

@@ -28,8 +28,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   gateway?.close();
-  engine?.close();
+  // cleanup destroys through the Podman engine, which the Warden engine's close closes too.
   await t?.cleanup();
+  engine?.close();
 });
 
 interface Seen {
