@@ -112,4 +112,14 @@ describe('terminal', () => {
     term.write('exit 3\r');
     expect(await term.exited).toBe(3);
   });
+
+  it('keeps what the shell printed before anyone listened (the prompt)', async () => {
+    const sb = await t.create();
+    const term = await openTerminal(t.engine.connection, sb.id, { cmd: ['sh', '-c', 'echo "early $((40+2))"; exec sleep 30'] });
+    await new Promise((r) => setTimeout(r, 800));
+    let screen = '';
+    term.onData((c) => (screen += c.toString('utf8')));
+    await until('early output', () => screen.includes('early 42'));
+    term.close();
+  });
 });

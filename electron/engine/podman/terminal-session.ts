@@ -44,8 +44,12 @@ export async function openTerminal(conn: PodmanConnection, containerId: string, 
   );
   const stream = (await conn.call('terminal', () => exec.start({ hijack: true, stdin: true, Tty: true }))) as Duplex;
   const listeners: Array<(chunk: Buffer) => void> = [];
+  // The shell may print its prompt before anyone listens (the resize below, the caller's own
+  // awaits): that output is held and handed to the first listener, never dropped.
+  let early: Buffer[] | null = [];
   stream.on('data', (chunk: Buffer) => {
-    for (const fn of listeners) fn(chunk);
+    if (early) early.push(chunk);
+    else for (const fn of listeners) fn(chunk);
   });
   const exited = new Promise<number | null>((resolve) => {
     const finish = () => {
@@ -67,7 +71,14 @@ export async function openTerminal(conn: PodmanConnection, containerId: string, 
       // Podman answers 201 here where dockerode expects 200, so the libpod endpoint is called directly.
       await conn.libpod('POST', `/exec/${exec.id}/resize?h=${size.rows}&w=${size.cols}`, undefined, 'terminal resize', [200, 201]);
     },
-    onData: (fn) => listeners.push(fn),
+    onData: (fn) => {
+      listeners.push(fn);
+      if (early) {
+        const held = early;
+        early = null;
+        for (const chunk of held) fn(chunk);
+      }
+    },
     pause: () => {
       stream.pause();
     },
