@@ -46,8 +46,12 @@ export class WardenEngine implements MethodHandlers {
     });
   }
 
+  private entry(sandboxId: string | null, kind: string, payload: unknown): AuditRecord {
+    return { actor: this.options.actor, sandboxId, kind, payload };
+  }
+
   private record(sandboxId: string | null, kind: string, payload: unknown): void {
-    this.audit.append({ actor: this.options.actor, sandboxId, kind, payload });
+    this.audit.append(this.entry(sandboxId, kind, payload));
   }
 
   /** Follows engine events and expires sandboxes past their TTL: for long-lived doors (app, server). */
@@ -137,7 +141,7 @@ export class WardenEngine implements MethodHandlers {
    */
   async execIn(sandbox: SandboxInfo, request: ExecRequest, handlers: ExecHandlers = {}, audit: ExecAudit = {}): Promise<ExecStreamResult> {
     const argv = argvOf(request.cmd);
-    const started = { actor: this.options.actor, sandboxId: sandbox.id, kind: 'exec.started', payload: { argv, cwd: request.cwd ?? null, timeoutMs: request.timeoutMs ?? null } };
+    const started = this.entry(sandbox.id, 'exec.started', { argv, cwd: request.cwd ?? null, timeoutMs: request.timeoutMs ?? null });
     appendAll(this.audit, [...(audit.before ?? []), started]);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
