@@ -8,6 +8,7 @@
 # Steps, one summary line each:
 #   apt      Debian packages (apt-get update only if something is missing)
 #   podman   `podman info` works: storage, cgroups, OCI runtime
+#   userns   subordinate id ranges for per-sandbox user namespaces
 #   image    localhost/warden-sandbox:<VERSION> via resources/image/build.sh
 #   run      a sandbox starts with runc and the ulimits the engine passes
 #   crun     reported only: the engine picks runc, crun breaks on cgroup v1 hosts
@@ -69,6 +70,22 @@ if ! info="$(timeout 120 podman info --format '{{.Version.Version}} {{.Host.OCIR
 fi
 read -r pm_version pm_runtime pm_cgroups pm_cgmanager pm_driver <<<"$info"
 say podman "ok: podman $pm_version, default runtime $pm_runtime, cgroups $pm_cgroups ($pm_cgmanager), storage $pm_driver"
+
+# --- userns ------------------------------------------------------------------
+# Every rootful sandbox gets a user namespace of its own (Podman's --userns=auto), so its root is
+# an unprivileged host uid. Podman hands those ids out of the "containers" ranges in /etc/subuid
+# and /etc/subgid (no such user needs to exist); Debian ships none. The range is the one Fedora's
+# containers-common configures: the upper half of the 32-bit id space, clear of normal users.
+userns_range="containers:2147483647:2147483648"
+added=()
+for f in /etc/subuid /etc/subgid; do
+  if ! grep -q '^containers:' "$f" 2>/dev/null; then
+    if ((EUID != 0)); then fail userns "need root to add '$userns_range' to $f"; fi
+    echo "$userns_range" >>"$f"
+    added+=("$f")
+  fi
+done
+if ((${#added[@]})); then say userns "added $userns_range to ${added[*]}"; else say userns "subordinate ids for sandboxes present"; fi
 
 # --- image -------------------------------------------------------------------
 version="$(tr -d '[:space:]' <"$root/resources/image/VERSION")"

@@ -1,6 +1,6 @@
 // `warden doctor`: can sandboxes run here, and if not, exactly what to install or start.
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readFileSync } from 'node:fs';
 import type { DoctorCheck, DoctorReport } from '../../shared/types/engine.js';
 import type { ErrorInfo } from '../../shared/errors.js';
 import type { PodmanEngine } from './podman/podman-engine.js';
@@ -31,6 +31,26 @@ function podmanCheck(): DoctorCheck {
   return { name: 'podman', ok: false, detail: 'the podman command is not installed', fix: 'apt-get install podman runc catatonit uidmap (or run `npm run setup`)' };
 }
 
+/** Rootful sandboxes get a user namespace of their own, cut from the "containers" subordinate ranges. */
+export function userNamespaceCheck(rootless: boolean, read = (f: string) => readFileSync(f, 'utf8')): DoctorCheck {
+  const name = 'user namespaces';
+  if (rootless) return { name, ok: true, detail: "rootless Podman: a sandbox's root is already your own user" };
+  const missing = ['/etc/subuid', '/etc/subgid'].filter((f) => {
+    try {
+      return !/^containers:\d+:\d+$/m.test(read(f));
+    } catch {
+      return true;
+    }
+  });
+  if (!missing.length) return { name, ok: true, detail: "each sandbox's root is an unprivileged host uid (ranges of the \"containers\" entry)" };
+  return {
+    name,
+    ok: false,
+    detail: `no "containers" range in ${missing.join(' and ')}: sandboxes cannot get a user namespace of their own, and creating one fails`,
+    fix: 'echo containers:2147483647:2147483648 | tee -a /etc/subuid /etc/subgid   (or run `npm run setup`)',
+  };
+}
+
 export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
   const image = input.engine?.sandboxes.defaultImage ?? defaultImage(input.env);
   const checks: DoctorCheck[] = [dataDirCheck(input.home), podmanCheck()];
@@ -51,6 +71,7 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
     ok: info.status === 'connected',
     detail: `Podman ${info.version} at ${info.socketPath} (${info.source}), ${info.rootless ? 'rootless' : 'rootful'}, cgroups ${info.cgroupVersion}`,
   });
+  checks.push(userNamespaceCheck(info.rootless ?? false));
 
   const present = await engine.sandboxes.imageExists(image);
   checks.push(

@@ -4,6 +4,7 @@ import { buildSpecGenerator, resolveSandbox, type BuildContext } from './contain
 import { parseProcLimits } from './host-limits.js';
 import { infoFromListEntry } from './sandbox-info.js';
 
+
 const ctx: BuildContext = {
   name: 'box',
   image: 'localhost/warden-sandbox:1',
@@ -11,6 +12,8 @@ const ctx: BuildContext = {
   rootless: false,
   hostLimits: { nofileHard: 20000, nprocHard: 96365 },
   now: new Date('2026-01-01T00:00:00Z'),
+  seccompProfile: '/home/u/.local/share/warden/seccomp/warden-0123.json',
+  wall: { workspaceOwner: null },
 };
 
 function build(input: Record<string, unknown>, over: Partial<BuildContext> = {}) {
@@ -38,6 +41,22 @@ describe('container spec', () => {
     expect(g.mounts).toEqual([]);
   });
 
+  it('gives every rootful sandbox its own user namespace and Warden\'s seccomp profile', () => {
+    const g = build({});
+    expect(g.userns).toEqual({ nsmode: 'auto' });
+    expect(g.idmappings).toEqual({ HostUIDMapping: false, HostGIDMapping: false, AutoUserNs: true, AutoUserNsOpts: { Size: 65536 } });
+    expect(g.seccomp_profile_path).toBe(ctx.seccompProfile);
+    expect(g.seccomp_policy).toBe('default');
+    // A workspace is lent: chowned to the sandbox's root at start, its owner recorded to give it back.
+    const lent = build({ workspace: '/srv/ws' }, { wall: { workspaceOwner: { uid: 1000, gid: 1000 } } });
+    expect(lent.mounts[0].options).toEqual(['rbind', 'rw', 'U']);
+    expect(lent.labels['warden.workspace-owner']).toBe('1000:1000');
+    // Rootless: root is already the user; no user namespace is asked for.
+    const rootless = build({ workspace: '/srv/ws' }, { rootless: true, wall: null });
+    expect(rootless.userns).toBeUndefined();
+    expect(rootless.mounts[0].options).toEqual(['rbind', 'rw']);
+  });
+
   it('clamps ulimits to the host hard limits so the sandbox can start', () => {
     const g = build({}, { hostLimits: { nofileHard: 1024, nprocHard: 2000 } });
     expect(g.r_limits).toEqual([
@@ -48,7 +67,7 @@ describe('container spec', () => {
 
   it('adds a workspace bind, a read-only root with a sized tmpfs, NAT and a TTL when asked', () => {
     const g = build({ workspace: '/srv/ws', readOnlyRoot: true, tmpSize: '16m', network: 'nat', ttlSeconds: 60, cpus: 1.5 });
-    expect(g.mounts).toContainEqual({ destination: '/workspace', source: '/srv/ws', type: 'bind', options: ['rbind', 'rw'] });
+    expect(g.mounts).toContainEqual({ destination: '/workspace', source: '/srv/ws', type: 'bind', options: ['rbind', 'rw', 'U'] });
     expect(g.mounts).toContainEqual(expect.objectContaining({ destination: '/tmp', type: 'tmpfs', options: expect.arrayContaining([`size=${16 * 1024 ** 2}`]) }));
     expect(g.read_only_filesystem).toBe(true);
     expect(g.netns).toEqual({ nsmode: 'bridge' });

@@ -5,6 +5,8 @@ import type { SandboxSpec, RuntimeName } from '../../../shared/types/sandbox.js'
 import { SANDBOX_DEFAULTS } from '../../../shared/types/sandbox.js';
 import { LABEL, LABEL_SCHEMA_VERSION } from './labels.js';
 import type { HostLimits } from './host-limits.js';
+import { USER_NAMESPACE } from './wall.js';
+import { formatOwner, type Owner } from './workspace-lease.js';
 
 export interface ResolvedSandbox {
   name: string;
@@ -27,6 +29,13 @@ export interface BuildContext {
   rootless: boolean;
   hostLimits: HostLimits;
   now: Date;
+  /** Host path of Warden's seccomp profile (wall.ts); null leaves Podman's default. */
+  seccompProfile: string | null;
+  /**
+   * A user namespace of its own (wall.ts), with the workspace's owner to give it back to
+   * (workspace-lease.ts); null when rootless, where the sandbox's root is already the user.
+   */
+  wall: { workspaceOwner: Owner | null } | null;
 }
 
 const CPU_PERIOD_US = 100_000;
@@ -84,7 +93,10 @@ export function sandboxRlimits(host: HostLimits): Array<{ type: string; soft: nu
 
 export function buildSpecGenerator(spec: SandboxSpec, r: ResolvedSandbox, ctx: BuildContext): Record<string, unknown> {
   const mounts: Array<Record<string, unknown>> = [];
-  if (r.workspace) mounts.push({ destination: '/workspace', source: r.workspace, type: 'bind', options: ['rbind', 'rw'] });
+  if (r.workspace) {
+    const options = ['rbind', 'rw', ...(ctx.wall ? ['U'] : [])];
+    mounts.push({ destination: '/workspace', source: r.workspace, type: 'bind', options });
+  }
   if (r.readOnlyRoot) {
     mounts.push({
       destination: '/tmp',
@@ -99,12 +111,17 @@ export function buildSpecGenerator(spec: SandboxSpec, r: ResolvedSandbox, ctx: B
     image: r.image,
     command: KEEPALIVE_COMMAND,
     env: { HOME: '/root', ...spec.env },
-    labels: sandboxLabels(r, spec.labels),
+    labels: {
+      ...sandboxLabels(r, spec.labels),
+      ...(ctx.wall?.workspaceOwner ? { [LABEL.workspaceOwner]: formatOwner(ctx.wall.workspaceOwner) } : {}),
+    },
     oci_runtime: r.runtime,
     // Hardened defaults; each one is checked in the integration specs through inspect and /proc.
     privileged: false,
     cap_drop: ['ALL'],
     no_new_privileges: true,
+    ...(ctx.seccompProfile ? { seccomp_policy: 'default', seccomp_profile_path: ctx.seccompProfile } : {}),
+    ...(ctx.wall ? USER_NAMESPACE : {}),
     init: true,
     devices: [],
     read_only_filesystem: r.readOnlyRoot,

@@ -7,6 +7,8 @@ export const LABEL = {
   runtime: 'warden.runtime',
   network: 'warden.network',
   workspace: 'warden.workspace',
+  /** uid:gid the workspace goes back to when the sandbox is removed (workspace-lease.ts). */
+  workspaceOwner: 'warden.workspace-owner',
   expiresAt: 'warden.expires-at',
   memory: 'warden.memory',
   cpus: 'warden.cpus',

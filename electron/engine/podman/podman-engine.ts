@@ -5,6 +5,7 @@ import { PodmanConnection, type ConnectOptions } from './connection.js';
 import { detectRuntimes } from './runtimes.js';
 import { Sandboxes } from './sandboxes.js';
 import { RuntimeRouter } from './runtime-router.js';
+import { installSeccompProfile } from './wall.js';
 
 export interface PodmanEngineOptions extends ConnectOptions {
   image?: string;
@@ -19,7 +20,11 @@ export class PodmanEngine {
     readonly options: PodmanEngineOptions,
   ) {
     this.router = new RuntimeRouter(connection, { home: options.home, detached: options.detachedService ?? false });
-    this.sandboxes = new Sandboxes(connection, { defaultImage: options.image ?? defaultImage(options.env), router: this.router });
+    this.sandboxes = new Sandboxes(connection, {
+      defaultImage: options.image ?? defaultImage(options.env),
+      router: this.router,
+      seccompProfile: installSeccompProfile(options.home),
+    });
   }
 
   static async open(options: PodmanEngineOptions): Promise<PodmanEngine> {

@@ -6,13 +6,16 @@ import type { SandboxInfo, SandboxSpec, RuntimeName } from '../../../shared/type
 import type { PodmanConnection } from './connection.js';
 import { buildSpecGenerator, resolveSandbox } from './container-spec.js';
 import { hostLimits } from './host-limits.js';
-import { isManaged, MANAGED_FILTER, reservedLabelKeys } from './labels.js';
+import { isManaged, LABEL, MANAGED_FILTER, reservedLabelKeys } from './labels.js';
 import { infoFromInspect, infoFromListEntry, type LibpodInspect, type LibpodListEntry } from './sandbox-info.js';
 import { RUNTIME_INSTALL_HINTS } from './runtimes.js';
 import type { RuntimeRouter } from './runtime-router.js';
+import { hostRange, parseOwner, returnWorkspace, workspaceOwner } from './workspace-lease.js';
 
 export interface SandboxesOptions {
   defaultImage: string;
+  /** Host path of the seccomp profile every sandbox gets (wall.ts). */
+  seccompProfile: string | null;
   router: RuntimeRouter;
   /** Called after a successful create, so the engine can record it. */
   now?: () => Date;
@@ -22,6 +25,12 @@ export interface SandboxRef {
   id: string;
   name: string;
 }
+
+const NO_SUBORDINATE_IDS = new WardenError(
+  'E_ENGINE',
+  'Podman has no subordinate ids to give this sandbox its own user namespace',
+  'add the range Podman hands out with `echo containers:2147483647:2147483648 | tee -a /etc/subuid /etc/subgid` (or run `npm run setup`)',
+);
 
 export class Sandboxes {
   constructor(
@@ -92,13 +101,16 @@ export class Sandboxes {
     const image = spec.image ?? this.options.defaultImage;
     const runtime = this.chooseRuntime(spec.runtime);
     const name = spec.name ?? `sbx-${randomBytes(3).toString('hex')}`;
+    const rootless = this.conn.info().rootless ?? false;
     const ctx = {
       name,
       image,
       runtime,
-      rootless: this.conn.info().rootless ?? false,
+      rootless,
       hostLimits: hostLimits(),
       now: this.options.now?.() ?? new Date(),
+      seccompProfile: this.options.seccompProfile,
+      wall: rootless ? null : { workspaceOwner: spec.workspace ? workspaceOwner(spec.workspace) : null },
     };
     const resolved = resolveSandbox(spec, ctx);
     const creator = await this.options.router.connectionFor(runtime);
@@ -106,7 +118,10 @@ export class Sandboxes {
     const created = await creator
       .libpod<{ Id: string }>('POST', '/containers/create', buildSpecGenerator(spec, resolved, ctx), `sandbox ${name}`)
       .catch((err: unknown) => {
-        throw /image not known|no such image/i.test((err as Error).message) ? this.imageMissing(image) : err;
+        const message = (err as Error).message;
+        if (/image not known|no such image/i.test(message)) throw this.imageMissing(image);
+        if (/enough available IDs|no subuid ranges/i.test(message)) throw NO_SUBORDINATE_IDS;
+        throw err;
       });
     try {
       if (opts.start !== false) {
@@ -189,8 +204,25 @@ export class Sandboxes {
   /** Removes the sandbox and its throwaway root filesystem; a bind-mounted workspace stays on the host. */
   async destroy(ref: string): Promise<SandboxRef> {
     const sandbox = await this.resolve(ref);
+    const lease = await this.workspaceLease(sandbox);
     await this.removeId(sandbox.id);
+    if (lease) returnWorkspace(lease.dir, lease.uids, lease.gids, lease.owner);
     return { id: sandbox.id, name: sandbox.name };
+  }
+
+  /** What to give back after removal: a lent workspace, the sandbox's id ranges and the owner. */
+  private async workspaceLease(sandbox: SandboxInfo) {
+    if (!sandbox.workspace || !existsSync(sandbox.workspace)) return null;
+    const raw = await this.conn.libpod<{ Config: { Labels?: Record<string, string> }; HostConfig: { IDMappings?: { UidMap?: string[]; GidMap?: string[] } } }>(
+      'GET',
+      `/containers/${sandbox.id}/json`,
+      undefined,
+      `sandbox ${sandbox.name}`,
+    );
+    const owner = parseOwner(raw.Config.Labels?.[LABEL.workspaceOwner]);
+    const uids = hostRange(raw.HostConfig.IDMappings?.UidMap);
+    const gids = hostRange(raw.HostConfig.IDMappings?.GidMap);
+    return owner && uids && gids ? { dir: sandbox.workspace, uids, gids, owner } : null;
   }
 
   private async removeId(id: string): Promise<void> {

@@ -1,0 +1,150 @@
+// The wall, tried from inside as a hostile agent would (issue 10's reproduction and its kin). Each
+// attempt must fail, and the sandbox's limits, read from the host's own cgroup files, must be
+// unchanged afterwards: a limit the sandbox can lift is no limit.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chownSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openTestEngine, type TestEngine } from '../../test-support/podman-fixture.js';
+import { collectExec } from './exec-session.js';
+
+let t: TestEngine;
+beforeAll(async () => {
+  t = await openTestEngine();
+});
+afterAll(async () => {
+  await t?.cleanup();
+});
+
+async function sh(id: string, cmd: string) {
+  const r = await collectExec(t.engine.connection, id, { cmd });
+  return { ...r, out: r.stdout.toString(), err: r.stderr.toString() };
+}
+
+async function hostPid(id: string): Promise<number> {
+  const raw = await t.engine.connection.libpod<{ State: { Pid: number } }>('GET', `/containers/${id}/json`, undefined, 'inspect');
+  return raw.State.Pid;
+}
+
+/** The host's view of the sandbox's limits, from the cgroup v1 files of its init process. */
+async function hostLimits(id: string): Promise<Record<string, string>> {
+  const cgroups = readFileSync(`/proc/${await hostPid(id)}/cgroup`, 'utf8');
+  const path = (controller: string) => cgroups.split('\n').find((l) => l.split(':')[1]?.split(',').includes(controller))?.split(':')[2];
+  const read = (controller: string, file: string) => readFileSync(`/sys/fs/cgroup/${controller}${path(controller)}/${file}`, 'utf8').trim();
+  return {
+    memory: read('memory', 'memory.limit_in_bytes'),
+    pids: read('pids', 'pids.max'),
+    cpu: read('cpu', 'cpu.cfs_quota_us'),
+  };
+}
+
+// The issue's reproduction: a new user namespace (full capabilities inside it), then the cgroup
+// v1 hierarchies mounted read-write and the limits raised. Prints one line per step.
+const CGROUP_REWRITE = String.raw`
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+def step(name, r):
+    print(name, "ok" if r == 0 else "refused:" + os.strerror(ctypes.get_errno()), flush=True)
+    return r == 0
+if step("unshare", libc.unshare(0x10000000 | 0x00020000 | 0x02000000)):
+    for f, v in (("setgroups", "deny"), ("uid_map", "0 0 1"), ("gid_map", "0 0 1")):
+        try: open("/proc/self/" + f, "w").write(v)
+        except OSError as e: print(f, e)
+    for ctl, f, v in (("memory", "memory.limit_in_bytes", str(1 << 30)), ("pids", "pids.max", "max"), ("cpu", "cpu.cfs_quota_us", "-1")):
+        d = "/tmp/cg-" + ctl
+        os.makedirs(d, exist_ok=True)
+        if step("mount " + ctl, libc.mount(b"cgroup", d.encode(), b"cgroup", 0, ctl.encode())):
+            try:
+                open(d + "/" + f, "w").write(v); print("wrote", f)
+            except OSError as e: print("write", f, e)
+`;
+
+const OTHER_DOORS = String.raw`
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+def show(name, r): print(name, "ok" if r >= 0 else "refused", flush=True)
+for flag, name in ((0x10000000, "user"), (0x00020000, "mount"), (0x40000000, "net"), (0x02000000, "cgroup"), (0x20000000, "pid"), (0x08000000, "ipc"), (0x04000000, "uts")):
+    show("unshare-" + name, libc.unshare(flag))
+show("mount", libc.mount(b"none", b"/mnt", b"tmpfs", 0, None))
+show("ptrace-pid1", libc.ptrace(16, 1, 0, 0))
+show("keyctl", libc.syscall(250, 0, 0, 0, 0))
+show("bpf", libc.syscall(321, 0, 0, 0))
+show("perf", libc.syscall(298, 0, 0, -1, -1, 0))
+show("setns", libc.setns(os.open("/proc/1/ns/net", os.O_RDONLY), 0))
+pid = os.fork()
+if pid == 0: os._exit(3)
+print("fork", os.waitpid(pid, 0)[1] >> 8)
+`;
+
+describe('the wall under runc', () => {
+  it('refuses a new user namespace, so the cgroup limits cannot be rewritten (issue 10 reproduction)', async () => {
+    const sb = await t.create({ memory: '256m', pids: 64, cpus: 0.5 });
+    const before = await hostLimits(sb.id);
+    expect(before).toEqual({ memory: String(256 * 1024 ** 2), pids: '64', cpu: '50000' });
+
+    const attack = await sh(sb.id, `python3 - <<'PY'\n${CGROUP_REWRITE}\nPY`);
+    expect(attack.out).toMatch(/^unshare refused:/m);
+    expect(attack.out).not.toMatch(/^wrote/m);
+    // Directly, through the container's own cgroup mount.
+    const direct = await sh(sb.id, 'echo max > /sys/fs/cgroup/pids/pids.max; echo -1 > /sys/fs/cgroup/cpu/cpu.cfs_quota_us; echo 1073741824 > /sys/fs/cgroup/memory/memory.limit_in_bytes; true');
+    expect(direct.err).toMatch(/Read-only file system|Permission denied/);
+    expect(await hostLimits(sb.id)).toEqual(before);
+
+    // The limit still holds: 400 MiB in a 256 MiB sandbox is killed.
+    const alloc = await sh(sb.id, `python3 -c "b = bytearray(400 * 1024 * 1024); print('allocated')"`);
+    expect(alloc.out).not.toMatch(/allocated/);
+  });
+
+  it('refuses the other doors: every namespace, mount, ptrace, keyctl, bpf, perf, setns, /proc/sys and sysrq', async () => {
+    const sb = await t.create();
+    const probe = await sh(
+      sb.id,
+      `python3 - <<'PY'\n${OTHER_DOORS}\nPY
+(echo 1 > /proc/sys/kernel/sysrq) 2>/dev/null && echo sysctl ok || echo sysctl refused
+(echo h > /proc/sysrq-trigger) 2>/dev/null && echo sysrq ok || echo sysrq refused
+unshare -U true 2>/dev/null && echo unshare-cli ok || echo unshare-cli refused`,
+    );
+    const lines = probe.out.trim().split('\n');
+    expect(lines.filter((l) => l.endsWith(' ok'))).toEqual([]);
+    expect(lines).toContain('fork 3'); // ordinary process creation still works
+    expect(lines.length).toBe(17);
+  });
+
+  it("gives the sandbox's root an unprivileged host uid", async () => {
+    const sb = await t.create();
+    const status = readFileSync(`/proc/${await hostPid(sb.id)}/status`, 'utf8');
+    expect(Number(/^Uid:\s+(\d+)/m.exec(status)![1])).toBeGreaterThan(0);
+    const inside = await sh(sb.id, 'id -u; cat /proc/self/uid_map');
+    const [uid, ...map] = inside.out.trim().split('\n');
+    expect(uid).toBe('0');
+    expect(map.join(' ')).not.toMatch(/^\s*0\s+0\s/);
+  });
+
+  it('lends a workspace to the sandbox and gives it back to its owner on removal', async () => {
+    for (const owner of [
+      { uid: 0, gid: 0 },
+      { uid: 1000, gid: 1000 },
+    ]) {
+      const dir = mkdtempSync(join(tmpdir(), 'warden-ws-'));
+      try {
+        writeFileSync(join(dir, 'from-host'), 'host\n');
+        chownSync(dir, owner.uid, owner.gid);
+        chownSync(join(dir, 'from-host'), owner.uid, owner.gid);
+        const sb = await t.create({ workspace: dir });
+        const r = await sh(sb.id, 'cat from-host && echo agent > from-sandbox && echo more >> from-host && mkdir -p sub/deeper && touch sub/deeper/f');
+        expect(r.exitCode, r.err).toBe(0);
+        expect(readFileSync(join(dir, 'from-sandbox'), 'utf8')).toBe('agent\n');
+        expect(readFileSync(join(dir, 'from-host'), 'utf8')).toBe('host\nmore\n');
+        // While lent, the workspace belongs to the sandbox's unprivileged host uid, never to host root.
+        expect(statSync(join(dir, 'from-sandbox')).uid).toBeGreaterThan(65535);
+        await t.engine.sandboxes.destroy(sb.id);
+        for (const f of ['.', 'from-host', 'from-sandbox', 'sub', 'sub/deeper', 'sub/deeper/f']) {
+          const st = statSync(join(dir, f));
+          expect({ f, uid: st.uid, gid: st.gid }).toEqual({ f, ...owner });
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  });
+});
