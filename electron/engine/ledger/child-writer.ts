@@ -30,13 +30,27 @@ export interface Acks {
   child: ChildProcess;
   /** seq → hash of every entry the child acknowledged. */
   acked: Map<number, string>;
+  /** Sizes of the checkpoints the child acknowledged. */
+  checkpoints: number[];
   ready: Promise<void>;
+  /** Resolves once `done()` holds after a line from the child, or when the child has exited. */
+  until(done: () => boolean): Promise<void>;
   exited: Promise<number | null>;
 }
 
 export function runWriter(writer: string, args: string[]): Acks {
   const child = spawn(process.execPath, [writer, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   const acked = new Map<number, string>();
+  const checkpoints: number[] = [];
+  const waiters = new Set<{ done: () => boolean; resolve: () => void }>();
+  const wake = (all = false) => {
+    for (const w of waiters) {
+      if (all || w.done()) {
+        waiters.delete(w);
+        w.resolve();
+      }
+    }
+  };
   let buffer = '';
   let stderr = '';
   let onReady: () => void = () => {};
@@ -49,18 +63,22 @@ export function runWriter(writer: string, args: string[]): Acks {
       const line = buffer.slice(0, nl);
       buffer = buffer.slice(nl + 1);
       if (line === 'ready') onReady();
+      else if (line.startsWith('checkpoint ')) checkpoints.push(Number(line.slice(11)));
       else {
         const [seq, hash] = line.split(' ');
         acked.set(Number(seq), hash!);
       }
     }
+    wake();
   });
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) =>
     child.on('close', (code) => {
       if (code !== 0 && code !== null && stderr) process.stderr.write(stderr);
+      wake(true);
       resolve(code);
     }),
   );
-  return { child, acked, ready, exited };
+  const until = (done: () => boolean) => (done() ? Promise.resolve() : new Promise<void>((resolve) => waiters.add({ done, resolve })));
+  return { child, acked, checkpoints, ready, exited, until };
 }

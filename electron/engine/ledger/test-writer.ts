@@ -38,7 +38,12 @@ for (let i = 0; i < n; i++) {
     default:
       (await Promise.all([0, 1, 2, 3].map((j) => ledger.enqueue(entry(i, j))))).forEach(ack);
   }
-  // Writers also sign checkpoints now and then, racing each other for the checkpoint file.
-  if (!forever && i % 30 === 29) ledger.checkpoint();
+  // Writers also sign checkpoints now and then, racing each other for the checkpoint file. In crash
+  // runs each one is acknowledged with its size, so the parent can kill right after one (and check
+  // that it survived) instead of hoping a timer fired before the kill.
+  if (i % 30 === 29) {
+    const cp = ledger.checkpoint();
+    if (forever && cp) writeSync(1, `checkpoint ${cp.size}\n`);
+  }
 }
 ledger.close();

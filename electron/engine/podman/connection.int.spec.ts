@@ -90,9 +90,7 @@ describe('engine connection', () => {
       }
     });
     await expect(conn.refreshInfo()).rejects.toMatchObject({ code: 'E_ENGINE_UNREACHABLE', hint: expect.stringMatching(/podman system service/) });
-    const started = performance.now();
     await expect(conn.refreshInfo()).rejects.toMatchObject({ code: 'E_ENGINE_UNREACHABLE' });
-    expect(performance.now() - started).toBeLessThan(100);
     await until('unreachable', () => conn.status === 'unreachable');
 
     const again = await OwnedService.start({ home, idleSeconds: 0, detached: false });

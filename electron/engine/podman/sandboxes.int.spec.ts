@@ -119,11 +119,11 @@ describe('sandbox lifecycle', () => {
     await expect(s.inspect(sb.name)).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
   });
 
-  it('stops fast, because an init process forwards the signal', async () => {
+  it('stops on SIGTERM, because an init process forwards the signal (no SIGKILL after the grace time)', async () => {
     const sb = await t.create();
-    const started = performance.now();
-    await t.engine.sandboxes.stop(sb.name);
-    expect(performance.now() - started).toBeLessThan(2500);
+    const stopped = await t.engine.sandboxes.stop(sb.name);
+    // 143 = ended by SIGTERM; 137 would mean Podman had to SIGKILL it after the stop timeout.
+    expect(stopped.exitCode).toBe(143);
   });
 
   it('never touches containers it did not create', async () => {
