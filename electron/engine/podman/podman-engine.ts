@@ -5,6 +5,7 @@ import { PodmanConnection, type ConnectOptions } from './connection.js';
 import { detectRuntimes } from './runtimes.js';
 import { Sandboxes } from './sandboxes.js';
 import { RuntimeRouter } from './runtime-router.js';
+import { DiskLimits } from './disk-limit.js';
 
 export interface PodmanEngineOptions extends ConnectOptions {
   image?: string;
@@ -13,18 +14,22 @@ export interface PodmanEngineOptions extends ConnectOptions {
 export class PodmanEngine {
   readonly sandboxes: Sandboxes;
   readonly router: RuntimeRouter;
+  readonly disks: DiskLimits;
 
   private constructor(
     readonly connection: PodmanConnection,
     readonly options: PodmanEngineOptions,
   ) {
     this.router = new RuntimeRouter(connection, { home: options.home, detached: options.detachedService ?? false });
-    this.sandboxes = new Sandboxes(connection, { defaultImage: options.image ?? defaultImage(options.env), router: this.router });
+    this.disks = new DiskLimits(options.home);
+    this.sandboxes = new Sandboxes(connection, { defaultImage: options.image ?? defaultImage(options.env), router: this.router, disks: this.disks });
   }
 
   static async open(options: PodmanEngineOptions): Promise<PodmanEngine> {
     const connection = await PodmanConnection.open(options);
     const engine = new PodmanEngine(connection, options);
+    // Disks of sandboxes removed with the podman CLI, behind Warden's back (local only: no engine call).
+    await engine.disks.sweep();
     await engine.detectRuntimes();
     return engine;
   }

@@ -23,6 +23,7 @@ export interface LibpodInspect {
   OCIRuntime: string;
   State: { Status: string; OOMKilled: boolean; ExitCode: number; StartedAt: string; Pid: number };
   Config: { Labels: Record<string, string> | null };
+  GraphDriver?: { Name: string; Data?: { UpperDir?: string } };
   HostConfig: { Memory: number; NanoCpus: number; CpuQuota: number; CpuPeriod: number; PidsLimit: number; ReadonlyRootfs: boolean };
 }
 
@@ -57,6 +58,7 @@ function fromLabels(labels: Record<string, string>) {
     return Number.isFinite(v) && labels[key] !== undefined ? v : fallback;
   };
   const tmp = labels[LABEL.tmpSize];
+  const disk = labels[LABEL.disk];
   return {
     runtime: labels[LABEL.runtime] ?? 'unknown',
     network: (labels[LABEL.network] === 'nat' ? 'nat' : 'none') as NetworkMode,
@@ -68,6 +70,9 @@ function fromLabels(labels: Record<string, string>) {
       pids: num(LABEL.pids, 0),
       readOnlyRoot: labels[LABEL.readOnlyRoot] === 'true',
       tmpSizeBytes: tmp === undefined ? null : Number(tmp),
+      diskBytes: disk === undefined ? null : Number(disk),
+      // Only the host can tell (Sandboxes checks its disk image); never claimed from a label.
+      diskEnforced: false,
     },
   };
 }
