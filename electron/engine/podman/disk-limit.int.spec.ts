@@ -56,9 +56,9 @@ async function expectGone(id: string) {
 describe('sandbox disk limit', () => {
   it('gives ENOSPC inside at the limit, never a fuller host, and removal leaves no mount or file', async () => {
     const sb = await t.create({ disk: '256m' });
+    await expectBounded(sb.id, 256 * MiB);
     expect(sb.limits).toMatchObject({ diskBytes: 256 * MiB, diskEnforced: true });
     expect(mounted(t.engine.disks.paths(sb.id).mnt)).toBe(true);
-    await expectBounded(sb.id, 256 * MiB);
     const listed = (await t.engine.sandboxes.list()).find((s) => s.id === sb.id);
     expect(listed?.limits).toMatchObject({ diskBytes: 256 * MiB, diskEnforced: true });
     await t.engine.sandboxes.destroy(sb.name);
