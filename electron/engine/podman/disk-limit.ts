@@ -59,6 +59,16 @@ export function hostDiskSupport(): string | null {
   return hostReason;
 }
 
+/** What `warden doctor` says: can this engine's store hold per-sandbox disks, and if not, why. */
+export function storeDiskSupport(s: { rootless: boolean; driver: string | undefined; graphRoot: string | undefined }): string | null {
+  const host = hostDiskSupport();
+  if (host) return host;
+  if (s.rootless) return 'Podman is rootless: its storage lives in a user namespace Warden cannot mount into';
+  if (s.driver !== 'overlay') return `Podman's storage driver is ${s.driver ?? 'unknown'}, not overlay`;
+  if (!s.graphRoot || !existsSync(join(s.graphRoot, 'overlay'))) return `Podman's storage (${s.graphRoot ?? '?'}) is not on this machine (a remote socket?)`;
+  return null;
+}
+
 export class DiskLimits {
   readonly dir: string;
 

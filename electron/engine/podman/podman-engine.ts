@@ -5,7 +5,7 @@ import { PodmanConnection, type ConnectOptions } from './connection.js';
 import { detectRuntimes } from './runtimes.js';
 import { Sandboxes } from './sandboxes.js';
 import { RuntimeRouter } from './runtime-router.js';
-import { DiskLimits } from './disk-limit.js';
+import { DiskLimits, storeDiskSupport } from './disk-limit.js';
 
 export interface PodmanEngineOptions extends ConnectOptions {
   image?: string;
@@ -39,6 +39,12 @@ export class PodmanEngine {
     if (await this.sandboxes.imageExists(this.sandboxes.defaultImage)) {
       await detectRuntimes(this.connection, this.router, this.options.home, this.sandboxes.defaultImage, { fresh });
     }
+  }
+
+  /** Why sandbox disks cannot be bounded through this engine, or null when they can (asks Podman where its store is). */
+  async diskSupport(): Promise<string | null> {
+    const info = await this.connection.libpod<{ store?: { graphDriverName?: string; graphRoot?: string } }>('GET', '/info', undefined, 'engine info');
+    return storeDiskSupport({ rootless: this.info().rootless ?? false, driver: info.store?.graphDriverName, graphRoot: info.store?.graphRoot });
   }
 
   info(): ConnectionInfo {
