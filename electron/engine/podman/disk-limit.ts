@@ -173,6 +173,20 @@ export class DiskLimits {
     rmSync(p.layerFile, { force: true });
   }
 
+  /** Whether the container's layer still points at this disk (read from the file written at attach). */
+  private isLive(p: DiskPaths): boolean {
+    const layerDir = existsSync(p.layerFile) ? readFileSync(p.layerFile, 'utf8') : null;
+    return layerDir !== null && lstatSync(layerDir, { throwIfNoEntry: false })?.isSymbolicLink() === true && readlinkSync(layerDir) === p.mnt;
+  }
+
+  /** On Podman's remove event: releases the sandbox's disk here unless its layer still uses it; true when it did. */
+  async releaseIfOrphan(id: string): Promise<boolean> {
+    const p = this.paths(id);
+    if (!existsSync(p.img) || this.isLive(p)) return false;
+    await this.release(p);
+    return true;
+  }
+
   /** Releases disks whose container is gone (removed with the podman CLI); returns their ids. */
   async sweep(minAgeMs = SWEEP_MIN_AGE_MS, now = Date.now()): Promise<string[]> {
     let names: string[];
@@ -187,9 +201,7 @@ export class DiskLimits {
       const p = this.paths(id);
       try {
         if (now - statSync(p.img).mtimeMs < minAgeMs) continue;
-        const layerDir = existsSync(p.layerFile) ? readFileSync(p.layerFile, 'utf8') : null;
-        const live = layerDir !== null && lstatSync(layerDir, { throwIfNoEntry: false })?.isSymbolicLink() && readlinkSync(layerDir) === p.mnt;
-        if (live) continue;
+        if (this.isLive(p)) continue;
         await this.release(p);
         gone.push(id);
       } catch {
