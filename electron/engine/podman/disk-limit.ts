@@ -163,9 +163,8 @@ export class DiskLimits {
 
   /** Unmounts and deletes a disk whose container is gone. */
   async release(p: DiskPaths): Promise<void> {
-    if (isMountPoint(p.mnt)) {
-      await run('umount', [p.mnt], { env: TOOL_ENV }).catch(() => run('umount', ['-l', p.mnt], { env: TOOL_ENV }));
-    }
+    // Lazy: the container is gone, so nothing needs the filesystem, and the journal flush need not be waited for.
+    if (isMountPoint(p.mnt)) await run('umount', ['-l', p.mnt], { env: TOOL_ENV });
     // Never recurse into a filesystem that is still mounted: it would be the sandbox's data.
     if (isMountPoint(p.mnt)) throw new WardenError('E_ENGINE', `the disk at ${p.mnt} is still mounted`, `unmount it with \`umount ${p.mnt}\``);
     rmSync(p.mnt, { recursive: true, force: true });
