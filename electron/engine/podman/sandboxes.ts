@@ -129,21 +129,18 @@ export class Sandboxes {
     }
   }
 
-  /** Why the last sandbox's disk could not be bounded here (null: it was, or none was made yet). */
-  diskUnbounded: string | null = null;
-
-  /** Puts a created container's writable layer on a filesystem of its disk size, where this host allows it. */
+  /**
+   * Puts a created container's writable layer on a filesystem of its disk size, where this host allows
+   * it; elsewhere the sandbox runs without, and its info says the limit is not enforced (doctor says why).
+   */
   private async boundDisk(id: string, bytes: number): Promise<void> {
-    const rootless = this.conn.info().rootless ?? false;
     // No inspect when the host cannot do it anyway.
-    let reason = hostDiskSupport() ?? (rootless ? this.options.disks.unsupported({ rootless, driver: undefined, layerDir: undefined }) : null);
-    if (!reason) {
-      const raw = await this.rawInspect(id);
-      const layerDir = layerDirOf(raw);
-      reason = this.options.disks.unsupported({ rootless, driver: raw.GraphDriver?.Name, layerDir });
-      if (!reason && layerDir) await this.options.disks.attach(id, layerDir, bytes);
+    if (hostDiskSupport() || this.conn.info().rootless) return;
+    const raw = await this.rawInspect(id);
+    const layerDir = layerDirOf(raw);
+    if (layerDir && !this.options.disks.unsupported({ rootless: false, driver: raw.GraphDriver?.Name, layerDir })) {
+      await this.options.disks.attach(id, layerDir, bytes);
     }
-    this.diskUnbounded = reason;
   }
 
   /** The info, with whether its disk limit is really held: only a disk image on this host says so. */
