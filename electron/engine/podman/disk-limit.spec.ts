@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DiskLimits, SWEEP_MIN_AGE_MS } from './disk-limit.js';
+import { DiskLimits, hostDiskSupport, storeDiskSupport, SWEEP_MIN_AGE_MS } from './disk-limit.js';
 
 let root: string;
 let disks: DiskLimits;
@@ -64,5 +64,18 @@ describe('disk sweep', () => {
     symlinkSync(p.mnt, join(root, 'layer'));
     expect(disks.locate(id, join(root, 'layer'))).toEqual(p);
     expect(disks.locate(id, undefined)).toBeNull();
+  });
+});
+
+describe('disk support', () => {
+  // Only where this host itself could do it (root, loop devices, mkfs.ext4) do the store's reasons show.
+  it.runIf(hostDiskSupport() === null)('says why a store cannot hold bounded disks: rootless, not overlay, not on this machine', () => {
+    const layer = join(root, 'layer');
+    mkdirSync(layer);
+    expect(disks.unsupported({ rootless: false, driver: 'overlay', layerDir: layer })).toBeNull();
+    expect(disks.unsupported({ rootless: true, driver: 'overlay', layerDir: layer })).toMatch(/rootless/);
+    expect(disks.unsupported({ rootless: false, driver: 'vfs', layerDir: layer })).toMatch(/driver is vfs/);
+    expect(disks.unsupported({ rootless: false, driver: 'overlay', layerDir: join(root, 'elsewhere') })).toMatch(/not on this machine/);
+    expect(storeDiskSupport({ rootless: false, driver: 'overlay', graphRoot: join(root, 'remote-store') })).toMatch(/not on this machine/);
   });
 });
