@@ -1,7 +1,7 @@
 // The CLI as a user runs it: a real process, real Podman, its exit codes and --json contract.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,13 +59,14 @@ describe('warden CLI', () => {
     expect(report.image.present).toBe(true);
     const human = warden(['doctor']);
     expect(human.stdout).toMatch(/default runtime\s+(runc|crun)/);
+    expect(report.checks.find((c: { name: string }) => c.name === 'disk limit')?.detail).toMatch(/^enforced/);
   });
 
   it('round trip: create → exec → ls → rm, with the command’s exit code and streams', async () => {
     const name = `${prefix}-a`;
-    const created = warden(['sandbox', 'create', '--name', name, '--memory', '256m', '--cpus', '0.5', '--pids', '128', '--json']);
+    const created = warden(['sandbox', 'create', '--name', name, '--memory', '256m', '--cpus', '0.5', '--pids', '128', '--disk', '256m', '--json']);
     expect(created.status, created.stderr).toBe(0);
-    expect(JSON.parse(created.stdout)).toMatchObject({ name, state: 'running', limits: { memoryBytes: 256 * 1024 ** 2, cpus: 0.5, pids: 128 }, network: 'none' });
+    expect(JSON.parse(created.stdout)).toMatchObject({ name, state: 'running', limits: { memoryBytes: 256 * 1024 ** 2, cpus: 0.5, pids: 128, diskBytes: 256 * 1024 ** 2, diskEnforced: true }, network: 'none' });
 
     const exec = await wardenBytes(['exec', name, '--', 'sh', '-c', 'printf "out\\n"; printf "err\\n" >&2; exit 7']);
     expect(exec.status).toBe(7);
@@ -88,6 +89,8 @@ describe('warden CLI', () => {
     expect(rm.status).toBe(0);
     expect(JSON.parse(rm.stdout).removed.name).toBe(name);
     expect(JSON.parse(warden(['sandbox', 'ls', '--json']).stdout).map((s: { name: string }) => s.name)).not.toContain(name);
+    // Its disk (mount and file) went with it.
+    expect(readdirSync(join(home, 'disks'))).toEqual([]);
 
     // Every step is in the one ledger, in order, and the chain verifies.
     const ledger = openAuditLedger(home);

@@ -9,11 +9,17 @@ function uptime(info: SandboxInfo, now: number): string {
   return `${Math.round(seconds / 3600)}h`;
 }
 
+/** The disk limit, marked when this host does not hold it. */
+function diskCell(s: SandboxInfo): string {
+  if (s.limits.diskBytes === null) return '-';
+  return `${formatByteSize(s.limits.diskBytes)}${s.limits.diskEnforced ? '' : ' (not enforced)'}`;
+}
+
 export function formatSandboxTable(list: SandboxInfo[], now = Date.now()): string {
   if (list.length === 0) return 'No sandboxes. Create one with `warden sandbox create`.\n';
-  const rows = [['NAME', 'STATE', 'IMAGE', 'RUNTIME', 'MEMORY', 'CPUS', 'PIDS', 'NETWORK', 'UP', 'ID']];
+  const rows = [['NAME', 'STATE', 'IMAGE', 'RUNTIME', 'MEMORY', 'CPUS', 'PIDS', 'DISK', 'NETWORK', 'UP', 'ID']];
   for (const s of list) {
-    rows.push([s.name, s.state, s.image, s.runtime, formatByteSize(s.limits.memoryBytes), String(s.limits.cpus), String(s.limits.pids), s.network, uptime(s, now), s.id.slice(0, 12)]);
+    rows.push([s.name, s.state, s.image, s.runtime, formatByteSize(s.limits.memoryBytes), String(s.limits.cpus), String(s.limits.pids), diskCell(s), s.network, uptime(s, now), s.id.slice(0, 12)]);
   }
   const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => r[col]!.length)));
   return rows.map((r) => r.map((cell, col) => cell.padEnd(widths[col]!)).join('  ').trimEnd()).join('\n') + '\n';

@@ -90,6 +90,13 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
       detail: r.works ? 'works' : r.installed ? `installed, does not work here: ${r.reason ?? ''}` : `not available: ${r.reason ?? ''}`,
     });
   }
+  const disk = await engine.diskSupport();
+  checks.push({
+    name: 'disk limit',
+    // Sandboxes still run without it; their info then says the limit is not enforced.
+    ok: true,
+    detail: disk ? `not enforced here: ${disk}` : "enforced: each sandbox's writable layer lives on a loop-mounted ext4 file of its disk size",
+  });
   checks.push(
     after.defaultRuntime
       ? { name: 'default runtime', ok: true, detail: `${after.defaultRuntime} (sandboxes run with it unless --runtime says otherwise)` }

@@ -7,6 +7,8 @@ import type { Ledger } from './ledger/index.js';
 import { TEST_LABEL_KEY } from '../test-support/test-label.js';
 import { parseRequest } from '../../shared/contracts/validate.js';
 import type { EngineEvent } from '../../shared/types/engine.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 
 let t: TestEngine;
 let ledger: Ledger;
@@ -69,5 +71,17 @@ describe('WardenEngine', () => {
     } finally {
       stop();
     }
+  });
+
+  it('releases the disk of a sandbox removed with the podman CLI as soon as Podman reports it', async () => {
+    await engine.watch(60_000);
+    const sb = await engine['sandbox.create'](spec({ disk: '64m' }));
+    const disk = t.engine.disks.paths(sb.id);
+    expect(existsSync(disk.img)).toBe(true);
+    expect(spawnSync('podman', ['rm', '-f', '-t', '0', sb.id]).status).toBe(0);
+    const deadline = Date.now() + 10_000; // hang guard
+    while (existsSync(disk.img) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(existsSync(disk.img)).toBe(false);
+    expect(readFileSync('/proc/mounts', 'utf8')).not.toContain(disk.mnt);
   });
 });

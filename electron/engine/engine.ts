@@ -56,8 +56,13 @@ export class WardenEngine implements MethodHandlers {
 
   /** Follows engine events and expires sandboxes past their TTL: for long-lived doors (app, server). */
   async watch(reapEveryMs = 10_000): Promise<void> {
+    if (this.engineEvents) return; // already watching: a second stream would double every event
     this.engineEvents = new EngineEvents(this.podman.connection, {
-      onEvent: (event) => this.events.emit('sandbox.event', event),
+      onEvent: (event) => {
+        // A sandbox removed with the podman CLI leaves its disk mounted: release it now, not at the next open.
+        if (event.kind === 'remove') void this.podman.disks.releaseIfOrphan(event.sandboxId).catch(() => undefined);
+        this.events.emit('sandbox.event', event);
+      },
       onResync: () => this.events.emit('sandbox.resync', {}),
     });
     await this.engineEvents.start();

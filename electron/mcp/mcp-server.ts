@@ -33,7 +33,7 @@ export function createMcpServer(api: AgentApi, version = '0.1.0'): McpServer {
     'create_sandbox',
     {
       description: 'Create and start an isolated Linux sandbox (no network unless policy allows; files live in /workspace). Returns its id and name.',
-      inputSchema: { name: z.string().optional(), image: z.string().optional(), labels: z.record(z.string(), z.string()).optional(), memory: z.string().optional().describe('e.g. 512m'), cpus: z.number().optional(), network: z.enum(['none', 'nat']).optional(), ttlSeconds: z.number().int().optional() },
+      inputSchema: { name: z.string().optional(), image: z.string().optional(), labels: z.record(z.string(), z.string()).optional(), memory: z.string().optional().describe('e.g. 512m'), disk: z.string().optional().describe('disk limit, e.g. 4g'), cpus: z.number().optional(), network: z.enum(['none', 'nat']).optional(), ttlSeconds: z.number().int().optional() },
     },
     (args) =>
       guarded(async () => {

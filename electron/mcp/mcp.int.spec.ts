@@ -47,8 +47,9 @@ describe('warden mcp', () => {
   });
 
   it('does a coding task end to end, with progress, through the gateway', async () => {
-    const created = JSON.parse((await call('create_sandbox', { name: `t-${t.runId}-mcp`, labels: { [TEST_LABEL_KEY]: t.runId } })).content[0]!.text) as { id: string };
+    const created = JSON.parse((await call('create_sandbox', { name: `t-${t.runId}-mcp`, disk: '256m', labels: { [TEST_LABEL_KEY]: t.runId } })).content[0]!.text) as { id: string };
     const sb = created.id;
+    expect((await t.engine.sandboxes.inspect(sb)).limits).toMatchObject({ diskBytes: 256 * 1024 ** 2, diskEnforced: true });
     expect((await call('write_file', { sandbox: sb, path: 'calc.py', content: 'import sys\nprint(sum(int(a) for a in sys.argv[1:]))\n' })).content[0]!.text).toMatch(/wrote \d+ bytes to \/workspace\/calc.py/);
     const progress: string[] = [];
     const r = await call('exec', { sandbox: sb, cmd: 'for i in 1 2 3; do python3 calc.py $i 10; sleep 0.05; done' }, (p) => progress.push(p.message ?? ''));

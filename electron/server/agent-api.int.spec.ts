@@ -334,7 +334,7 @@ describe('policy, budgets and the breaker', () => {
 
   it('refuses privileged asks at create, and sandboxes of other agents', async () => {
     const alice = ts.agent('alice');
-    for (const spec of [{ privileged: true }, { workspace: '/' }, { capAdd: ['SYS_ADMIN'] }, { devices: ['/dev/kmsg'] }, { network: 'nat' }, { memory: '64g' }, { image: 'docker.io/library/alpine' }]) {
+    for (const spec of [{ privileged: true }, { workspace: '/' }, { capAdd: ['SYS_ADMIN'] }, { devices: ['/dev/kmsg'] }, { network: 'nat' }, { memory: '64g' }, { disk: '64g' }, { image: 'docker.io/library/alpine' }]) {
       expect(await code(alice.createSandbox({ ...spec, labels: ts.labels })), JSON.stringify(spec)).toBe('E_POLICY_DENIED');
     }
     const mallory = ts.agent('mallory2');

@@ -40,6 +40,8 @@ export async function openTestEngine(): Promise<TestEngine> {
       // through the podman CLI: a spec never leaves a sandbox running.
       const left = spawnSync('podman', ['ps', '-aq', '--filter', `label=${TEST_LABEL_KEY}=${runId}`], { encoding: 'utf8' }).stdout?.trim();
       if (left) spawnSync('podman', ['rm', '-f', '-t', '0', ...left.split(/\s+/)], { stdio: 'ignore' });
+      // Their disks (a loop mount under home) go before home does: rm -r must never walk into a mount.
+      await engine.disks.sweep(0);
       rmSync(home, { recursive: true, force: true });
     },
   };

@@ -67,6 +67,8 @@ export const CreateLimitsSchema = z
     maxMemoryBytes: z.number().int().positive(),
     maxCpus: z.number().positive(),
     maxPids: z.number().int().positive(),
+    /** Disk images are sparse files on the host: this bounds what one agent sandbox may claim (16 GiB unless set). */
+    maxDiskBytes: z.number().int().positive().default(16 * 1024 ** 3),
     maxTtlSeconds: z.number().int().positive(),
     /** Sandboxes one agent may have at once. */
     maxSandboxes: z.number().int().positive(),

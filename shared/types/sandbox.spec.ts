@@ -20,11 +20,14 @@ describe('sandbox spec', () => {
   it('parses sizes to bytes and keeps the rest', () => {
     const spec = SandboxSpecSchema.parse({ name: 'web-1', memory: '256m', cpus: 0.5, pids: 100, network: 'nat', env: { A: '1' } });
     expect(spec).toMatchObject({ name: 'web-1', memory: 256 * 1024 ** 2, cpus: 0.5, pids: 100, network: 'nat' });
+    expect(SandboxSpecSchema.parse({ disk: '4g' }).disk).toBe(4 * 1024 ** 3);
   });
 
   it('refuses what a container engine would refuse, saying which field and why', () => {
     expect(() => parseRequest('sandbox.create', { memory: '12q' })).toThrow(/memory: memory "12q" is not a size/);
     expect(() => parseRequest('sandbox.create', { memory: '1k' })).toThrow(/out of range/);
+    expect(() => parseRequest('sandbox.create', { disk: '4x' })).toThrow(/disk: disk "4x" is not a size/);
+    expect(() => parseRequest('sandbox.create', { disk: '1m' })).toThrow(/disk 1m is out of range/);
     expect(() => parseRequest('sandbox.create', { name: '../etc' })).toThrow(/name must start with a letter or digit/);
     expect(() => parseRequest('sandbox.create', { network: 'host' })).toThrow(/network/);
     expect(() => parseRequest('sandbox.create', { workspace: 'relative/dir' })).toThrow(/absolute/);

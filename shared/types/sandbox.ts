@@ -57,6 +57,8 @@ export const SandboxSpecSchema = z
     ttlSeconds: z.number().int().positive().max(30 * 24 * 3600).optional(),
     readOnlyRoot: z.boolean().optional(),
     tmpSize: byteSize('tmpSize', MiB, 64 * GiB).optional(),
+    /** Bound on what the sandbox may write to its root filesystem (and a /tmp that is part of it). */
+    disk: byteSize('disk', 32 * MiB, 4 * 1024 * GiB).optional(),
   })
   .strict();
 
@@ -74,6 +76,10 @@ export interface SandboxLimits {
   pids: number;
   readOnlyRoot: boolean;
   tmpSizeBytes: number | null;
+  /** The disk asked for (null: a sandbox from before disk limits). */
+  diskBytes: number | null;
+  /** Whether this host really bounds it (a loop-mounted filesystem per sandbox); false says the limit is not held. */
+  diskEnforced: boolean;
 }
 
 export interface SandboxInfo {
@@ -106,4 +112,5 @@ export const SANDBOX_DEFAULTS = {
   pids: 256,
   network: 'none' as NetworkMode,
   tmpSizeBytes: 64 * MiB,
+  diskBytes: 4 * GiB,
 } as const;

@@ -21,6 +21,7 @@ interface CreateOptions {
   ttl?: string;
   readOnly?: boolean;
   tmpSize?: string;
+  disk?: string;
   json?: boolean;
 }
 
@@ -47,6 +48,7 @@ export function registerSandbox(program: Command): void {
     .option('--ttl <seconds>', 'destroy the sandbox after this many seconds')
     .option('--read-only', 'read-only root filesystem with a size-limited tmpfs /tmp')
     .option('--tmp-size <size>', 'size of /tmp with --read-only', '64m')
+    .option('--disk <size>', 'disk limit for what the sandbox writes (root layer, /tmp), e.g. 4g', '4g')
     .option('--json', 'print the sandbox as JSON')
     .action((o: CreateOptions) =>
       runCommand(!!o.json, async () => {
@@ -64,6 +66,7 @@ export function registerSandbox(program: Command): void {
           ttlSeconds: parseIntegerOption('ttl', o.ttl),
           readOnlyRoot: o.readOnly,
           tmpSize: o.readOnly ? o.tmpSize : undefined,
+          disk: o.disk,
         });
         const info = await withBackend((b) => b.create(spec));
         printResult(!!o.json, info, describe);

@@ -143,6 +143,7 @@ export class Gateway implements GatewayMethodHandlers {
     if (spec.runtime && !lim.runtimes.includes(spec.runtime)) refuse(`runtime ${spec.runtime} is not allowed for agents`);
     if (spec.memory !== undefined && spec.memory > lim.maxMemoryBytes) refuse(`memory ${spec.memory} is over the ${lim.maxMemoryBytes} bytes agents may ask for`);
     if (spec.cpus !== undefined && spec.cpus > lim.maxCpus) refuse(`cpus ${spec.cpus} is over the ${lim.maxCpus} agents may ask for`);
+    if (spec.disk !== undefined && spec.disk > lim.maxDiskBytes) refuse(`disk ${spec.disk} is over the ${lim.maxDiskBytes} bytes agents may ask for`);
     if (spec.pids !== undefined && spec.pids > lim.maxPids) refuse(`pids ${spec.pids} is over the ${lim.maxPids} agents may ask for`);
     if (spec.ttlSeconds !== undefined && spec.ttlSeconds > lim.maxTtlSeconds) refuse(`ttlSeconds ${spec.ttlSeconds} is over the ${lim.maxTtlSeconds} agents may ask for`);
     return { action: 'allow', source: 'create', reason: 'within the create limits', scope: 'sandbox.create', summary: `create sandbox ${spec.name ?? ''}`.trim() };

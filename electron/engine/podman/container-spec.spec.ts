@@ -38,6 +38,8 @@ describe('container spec', () => {
       resource_limits: { memory: { limit: 512 * 1024 ** 2, swap: 512 * 1024 ** 2 }, cpu: { quota: 100_000, period: 100_000 }, pids: { limit: 256 } },
     });
     expect(g.labels['warden.managed']).toBe('true');
+    expect(g.labels['warden.disk']).toBe(String(4 * 1024 ** 3));
+    expect(build({ disk: '1g' }).labels['warden.disk']).toBe(String(1024 ** 3));
     expect(g.mounts).toEqual([]);
   });
 

@@ -19,6 +19,7 @@ export interface ResolvedSandbox {
   workspace: string | null;
   readOnlyRoot: boolean;
   tmpSizeBytes: number | null;
+  diskBytes: number;
   expiresAt: string | null;
 }
 
@@ -59,6 +60,7 @@ export function resolveSandbox(spec: SandboxSpec, ctx: BuildContext): ResolvedSa
     workspace: spec.workspace ?? null,
     readOnlyRoot,
     tmpSizeBytes: readOnlyRoot ? (spec.tmpSize ?? SANDBOX_DEFAULTS.tmpSizeBytes) : null,
+    diskBytes: spec.disk ?? SANDBOX_DEFAULTS.diskBytes,
     expiresAt: spec.ttlSeconds ? new Date(ctx.now.getTime() + spec.ttlSeconds * 1000).toISOString() : null,
   };
 }
@@ -74,6 +76,7 @@ export function sandboxLabels(r: ResolvedSandbox, extra: Record<string, string> 
     [LABEL.cpus]: String(r.cpus),
     [LABEL.pids]: String(r.pids),
     [LABEL.readOnlyRoot]: String(r.readOnlyRoot),
+    [LABEL.disk]: String(r.diskBytes),
   };
   if (r.workspace) labels[LABEL.workspace] = r.workspace;
   if (r.expiresAt) labels[LABEL.expiresAt] = r.expiresAt;

@@ -15,6 +15,7 @@ export const LABEL = {
   pids: 'warden.pids',
   readOnlyRoot: 'warden.read-only-root',
   tmpSize: 'warden.tmp-size',
+  disk: 'warden.disk',
 } as const;
 
 export const MANAGED_FILTER = `${LABEL.managed}=true`;

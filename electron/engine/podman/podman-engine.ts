@@ -6,6 +6,7 @@ import { detectRuntimes } from './runtimes.js';
 import { Sandboxes } from './sandboxes.js';
 import { RuntimeRouter } from './runtime-router.js';
 import { installSeccompProfile } from './wall.js';
+import { DiskLimits, storeDiskSupport } from './disk-limit.js';
 
 export interface PodmanEngineOptions extends ConnectOptions {
   image?: string;
@@ -14,22 +15,27 @@ export interface PodmanEngineOptions extends ConnectOptions {
 export class PodmanEngine {
   readonly sandboxes: Sandboxes;
   readonly router: RuntimeRouter;
+  readonly disks: DiskLimits;
 
   private constructor(
     readonly connection: PodmanConnection,
     readonly options: PodmanEngineOptions,
   ) {
     this.router = new RuntimeRouter(connection, { home: options.home, detached: options.detachedService ?? false });
+    this.disks = new DiskLimits(options.home);
     this.sandboxes = new Sandboxes(connection, {
       defaultImage: options.image ?? defaultImage(options.env),
       router: this.router,
       seccompProfile: installSeccompProfile(options.home),
+      disks: this.disks,
     });
   }
 
   static async open(options: PodmanEngineOptions): Promise<PodmanEngine> {
     const connection = await PodmanConnection.open(options);
     const engine = new PodmanEngine(connection, options);
+    // Disks of sandboxes removed with the podman CLI, behind Warden's back (local only: no engine call).
+    await engine.disks.sweep();
     await engine.detectRuntimes();
     return engine;
   }
@@ -39,6 +45,12 @@ export class PodmanEngine {
     if (await this.sandboxes.imageExists(this.sandboxes.defaultImage)) {
       await detectRuntimes(this.connection, this.router, this.options.home, this.sandboxes.defaultImage, { fresh });
     }
+  }
+
+  /** Why sandbox disks cannot be bounded through this engine, or null when they can (asks Podman where its store is). */
+  async diskSupport(): Promise<string | null> {
+    const info = await this.connection.libpod<{ store?: { graphDriverName?: string; graphRoot?: string } }>('GET', '/info', undefined, 'engine info');
+    return storeDiskSupport({ rootless: this.info().rootless ?? false, driver: info.store?.graphDriverName, graphRoot: info.store?.graphRoot });
   }
 
   info(): ConnectionInfo {

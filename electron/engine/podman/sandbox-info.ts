@@ -23,7 +23,17 @@ export interface LibpodInspect {
   OCIRuntime: string;
   State: { Status: string; OOMKilled: boolean; ExitCode: number; StartedAt: string; Pid: number };
   Config: { Labels: Record<string, string> | null };
-  HostConfig: { Memory: number; NanoCpus: number; CpuQuota: number; CpuPeriod: number; PidsLimit: number; ReadonlyRootfs: boolean };
+  GraphDriver?: { Name: string; Data?: { UpperDir?: string } };
+  HostConfig: {
+    Memory: number;
+    NanoCpus: number;
+    CpuQuota: number;
+    CpuPeriod: number;
+    PidsLimit: number;
+    ReadonlyRootfs: boolean;
+    /** "container:host:size" ranges of the sandbox's user namespace, when it has one. */
+    IDMappings?: { UidMap?: string[]; GidMap?: string[] };
+  };
 }
 
 const STATE_MAP: Record<string, SandboxState> = {
@@ -57,6 +67,7 @@ function fromLabels(labels: Record<string, string>) {
     return Number.isFinite(v) && labels[key] !== undefined ? v : fallback;
   };
   const tmp = labels[LABEL.tmpSize];
+  const disk = labels[LABEL.disk];
   return {
     runtime: labels[LABEL.runtime] ?? 'unknown',
     network: (labels[LABEL.network] === 'nat' ? 'nat' : 'none') as NetworkMode,
@@ -68,6 +79,9 @@ function fromLabels(labels: Record<string, string>) {
       pids: num(LABEL.pids, 0),
       readOnlyRoot: labels[LABEL.readOnlyRoot] === 'true',
       tmpSizeBytes: tmp === undefined ? null : Number(tmp),
+      diskBytes: disk === undefined ? null : Number(disk),
+      // Only the host can tell (Sandboxes checks its disk image); never claimed from a label.
+      diskEnforced: false,
     },
   };
 }

@@ -1,6 +1,7 @@
 // Sandbox lifecycle on one Podman connection. Only containers labelled warden.managed=true are ours.
 import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { WardenError } from '../../../shared/errors.js';
 import type { SandboxInfo, SandboxSpec, RuntimeName } from '../../../shared/types/sandbox.js';
 import type { PodmanConnection } from './connection.js';
@@ -11,12 +12,14 @@ import { infoFromInspect, infoFromListEntry, type LibpodInspect, type LibpodList
 import { RUNTIME_INSTALL_HINTS } from './runtimes.js';
 import type { RuntimeRouter } from './runtime-router.js';
 import { hostRange, parseOwner, returnWorkspace, workspaceOwner } from './workspace-lease.js';
+import { hostDiskSupport, type DiskLimits } from './disk-limit.js';
 
 export interface SandboxesOptions {
   defaultImage: string;
   /** Host path of the seccomp profile every sandbox gets (wall.ts). */
   seccompProfile: string | null;
   router: RuntimeRouter;
+  disks: DiskLimits;
   /** Called after a successful create, so the engine can record it. */
   now?: () => Date;
 }
@@ -124,6 +127,7 @@ export class Sandboxes {
         throw err;
       });
     try {
+      await this.boundDisk(created.Id, resolved.diskBytes);
       if (opts.start !== false) {
         await this.conn.libpod('POST', `/containers/${created.Id}/start`, undefined, `sandbox ${name}`, [204, 304]);
       }
@@ -140,13 +144,42 @@ export class Sandboxes {
     }
   }
 
+  /**
+   * Puts a created container's writable layer on a filesystem of its disk size, where this host allows
+   * it; elsewhere the sandbox runs without, and its info says the limit is not enforced (doctor says why).
+   */
+  private async boundDisk(id: string, bytes: number): Promise<void> {
+    // No inspect when the host cannot do it anyway.
+    if (hostDiskSupport() || this.conn.info().rootless) return;
+    const raw = await this.rawInspect(id);
+    const layerDir = layerDirOf(raw);
+    if (layerDir && !this.options.disks.unsupported({ rootless: false, driver: raw.GraphDriver?.Name, layerDir })) {
+      await this.options.disks.attach(id, layerDir, bytes);
+    }
+  }
+
+  /** The info, with whether its disk limit is really held: only a disk image on this host says so. */
+  private withDisk(info: SandboxInfo, raw?: LibpodInspect): SandboxInfo {
+    info.limits.diskEnforced = info.limits.diskBytes !== null && this.options.disks.locate(info.id, raw && layerDirOf(raw)) !== null;
+    return info;
+  }
+
+  private rawInspect(id: string): Promise<LibpodInspect> {
+    return this.conn.libpod<LibpodInspect>('GET', `/containers/${encodeURIComponent(id)}/json`, undefined, `sandbox ${id}`);
+  }
+
   private async inspectId(id: string): Promise<SandboxInfo> {
-    const raw = await this.conn.libpod<LibpodInspect>('GET', `/containers/${encodeURIComponent(id)}/json`, undefined, `sandbox ${id}`);
-    return infoFromInspect(raw);
+    const raw = await this.rawInspect(id);
+    return this.withDisk(infoFromInspect(raw), raw);
   }
 
   /** Finds a Warden sandbox by name, id or id prefix; anything else is not found. */
   async resolve(ref: string): Promise<SandboxInfo> {
+    const raw = await this.resolveRaw(ref);
+    return this.withDisk(infoFromInspect(raw), raw);
+  }
+
+  private async resolveRaw(ref: string): Promise<LibpodInspect> {
     if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(ref)) {
       throw new WardenError('E_BAD_INPUT', `"${ref}" is not a sandbox name or id`);
     }
@@ -162,27 +195,33 @@ export class Sandboxes {
     if (!isManaged(raw.Config.Labels)) {
       throw new WardenError('E_NOT_FOUND', `${ref} is not a Warden sandbox`, 'Warden only acts on containers it created (label warden.managed=true)');
     }
-    return infoFromInspect(raw);
+    return raw;
   }
 
   async list(): Promise<SandboxInfo[]> {
     const filters = encodeURIComponent(JSON.stringify({ label: [MANAGED_FILTER] }));
     const entries = await this.conn.libpod<LibpodListEntry[]>('GET', `/containers/json?all=true&filters=${filters}`, undefined, 'sandbox list');
-    return entries.map(infoFromListEntry).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    return entries.map((e) => this.withDisk(infoFromListEntry(e))).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   inspect(ref: string): Promise<SandboxInfo> {
     return this.resolve(ref);
   }
 
-  private async act(ref: string, action: string, okCodes: number[]): Promise<SandboxInfo> {
-    const sandbox = await this.resolve(ref);
-    await this.conn.libpod('POST', `/containers/${sandbox.id}/${action}`, undefined, `sandbox ${sandbox.name}`, okCodes);
-    return this.inspectId(sandbox.id);
+  private async act(ref: string, action: string, okCodes: number[], mountDisk = false): Promise<SandboxInfo> {
+    const raw = await this.resolveRaw(ref);
+    const name = raw.Name.replace(/^\//, '');
+    if (mountDisk) {
+      // After a host reboot the disk is not mounted, and Podman would find its layer empty.
+      const disk = this.options.disks.locate(raw.Id, layerDirOf(raw));
+      if (disk) await this.options.disks.ensureMounted(disk);
+    }
+    await this.conn.libpod('POST', `/containers/${raw.Id}/${action}`, undefined, `sandbox ${name}`, okCodes);
+    return this.inspectId(raw.Id);
   }
 
   start(ref: string): Promise<SandboxInfo> {
-    return this.act(ref, 'start', [204, 304]);
+    return this.act(ref, 'start', [204, 304], true);
   }
 
   stop(ref: string): Promise<SandboxInfo> {
@@ -190,7 +229,7 @@ export class Sandboxes {
   }
 
   restart(ref: string): Promise<SandboxInfo> {
-    return this.act(ref, 'restart?t=2', [204]);
+    return this.act(ref, 'restart?t=2', [204], true);
   }
 
   pause(ref: string): Promise<SandboxInfo> {
@@ -203,29 +242,33 @@ export class Sandboxes {
 
   /** Removes the sandbox and its throwaway root filesystem; a bind-mounted workspace stays on the host. */
   async destroy(ref: string): Promise<SandboxRef> {
-    const sandbox = await this.resolve(ref);
-    const lease = await this.workspaceLease(sandbox);
-    await this.removeId(sandbox.id);
+    const raw = await this.resolveRaw(ref);
+    const lease = workspaceLease(raw);
+    await this.removeId(raw.Id, layerDirOf(raw));
     if (lease) returnWorkspace(lease.dir, lease.uids, lease.gids, lease.owner);
-    return { id: sandbox.id, name: sandbox.name };
+    return { id: raw.Id, name: raw.Name.replace(/^\//, '') };
   }
 
-  /** What to give back after removal: a lent workspace, the sandbox's id ranges and the owner. */
-  private async workspaceLease(sandbox: SandboxInfo) {
-    if (!sandbox.workspace || !existsSync(sandbox.workspace)) return null;
-    const raw = await this.conn.libpod<{ Config: { Labels?: Record<string, string> }; HostConfig: { IDMappings?: { UidMap?: string[]; GidMap?: string[] } } }>(
-      'GET',
-      `/containers/${sandbox.id}/json`,
-      undefined,
-      `sandbox ${sandbox.name}`,
-    );
-    const owner = parseOwner(raw.Config.Labels?.[LABEL.workspaceOwner]);
-    const uids = hostRange(raw.HostConfig.IDMappings?.UidMap);
-    const gids = hostRange(raw.HostConfig.IDMappings?.GidMap);
-    return owner && uids && gids ? { dir: sandbox.workspace, uids, gids, owner } : null;
-  }
-
-  private async removeId(id: string): Promise<void> {
+  /** Podman's rm only unlinks the layer's symlink; the disk behind it goes afterwards. */
+  private async removeId(id: string, layerDir?: string): Promise<void> {
+    const disk = this.options.disks.locate(id, layerDir);
     await this.conn.libpod('DELETE', `/containers/${id}?force=true&v=true&timeout=2`, undefined, `sandbox ${id}`, [200, 204, 404]);
+    if (disk) await this.options.disks.release(disk);
   }
+}
+
+/** containers/storage's directory for the container's writable layer (parent of diff/ and work/). */
+function layerDirOf(raw: LibpodInspect): string | undefined {
+  const upper = raw.GraphDriver?.Data?.UpperDir;
+  return upper ? dirname(upper) : undefined;
+}
+
+/** What to give back after removal: a lent workspace, the sandbox's id ranges and the owner. */
+function workspaceLease(raw: LibpodInspect) {
+  const labels = raw.Config.Labels ?? {};
+  const dir = labels[LABEL.workspace];
+  const owner = parseOwner(labels[LABEL.workspaceOwner]);
+  const uids = hostRange(raw.HostConfig.IDMappings?.UidMap);
+  const gids = hostRange(raw.HostConfig.IDMappings?.GidMap);
+  return dir && existsSync(dir) && owner && uids && gids ? { dir, uids, gids, owner } : null;
 }

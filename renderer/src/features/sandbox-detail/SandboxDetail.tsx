@@ -16,6 +16,7 @@ function Facts({ sandbox }: { sandbox: SandboxInfo }) {
     ['Runtime', sandbox.runtime],
     ['Network', sandbox.network],
     ['Limits', `${formatBytes(l.memoryBytes)} · ${l.cpus} CPU · ${l.pids} pids`],
+    ['Disk', l.diskBytes === null ? '–' : `${formatBytes(l.diskBytes)}${l.diskEnforced ? '' : ' (not enforced on this host)'}`],
     ['Root', l.readOnlyRoot ? `read-only, /tmp ${l.tmpSizeBytes ? formatBytes(l.tmpSizeBytes) : ''}` : 'writable'],
     ['Workspace', sandbox.workspace ?? 'none'],
     ['Uptime', sandbox.state === 'running' ? <Uptime since={sandbox.startedAt} /> : '–'],

@@ -71,6 +71,9 @@ export function CreateDialog() {
           <Field label="/tmp size" error={errors.tmpSize}>
             <input name="tmpSize" value={form.tmpSize} onChange={set('tmpSize')} />
           </Field>
+          <Field label="Disk" error={errors.disk} hint="what it may write, e.g. 4g">
+            <input name="disk" value={form.disk} onChange={set('disk')} />
+          </Field>
           <Field label="Network" error={errors.network} hint={form.network === 'none' ? 'no network at all' : 'outbound through NAT'}>
             <select name="network" value={form.network} onChange={set('network')}>
               <option value="none">none</option>

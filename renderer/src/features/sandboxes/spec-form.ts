@@ -16,6 +16,7 @@ export interface SpecForm {
   ttl: string;
   readOnlyRoot: boolean;
   tmpSize: string;
+  disk: string;
 }
 
 export const EMPTY_FORM: SpecForm = {
@@ -32,6 +33,7 @@ export const EMPTY_FORM: SpecForm = {
   ttl: '',
   readOnlyRoot: true,
   tmpSize: '64m',
+  disk: '4g',
 };
 
 export type FieldErrors = Partial<Record<keyof SpecForm, string>>;
@@ -92,6 +94,7 @@ export function formToSpec(form: SpecForm): { spec: SandboxSpecInput | null; err
   }
   spec.readOnlyRoot = form.readOnlyRoot;
   if (form.tmpSize.trim()) spec.tmpSize = form.tmpSize.trim();
+  if (form.disk.trim()) spec.disk = form.disk.trim();
 
   const parsed = SandboxSpecSchema.safeParse(spec);
   if (!parsed.success) {
