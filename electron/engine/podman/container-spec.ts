@@ -5,6 +5,7 @@ import type { SandboxSpec, RuntimeName } from '../../../shared/types/sandbox.js'
 import { SANDBOX_DEFAULTS } from '../../../shared/types/sandbox.js';
 import { LABEL, LABEL_SCHEMA_VERSION } from './labels.js';
 import type { HostLimits } from './host-limits.js';
+import { hostPidsLimit, ociRuntimeArg } from './oci-runtime.js';
 
 export interface ResolvedSandbox {
   name: string;
@@ -100,7 +101,7 @@ export function buildSpecGenerator(spec: SandboxSpec, r: ResolvedSandbox, ctx: B
     command: KEEPALIVE_COMMAND,
     env: { HOME: '/root', ...spec.env },
     labels: sandboxLabels(r, spec.labels),
-    oci_runtime: r.runtime,
+    oci_runtime: ociRuntimeArg(r.runtime),
     // Hardened defaults; each one is checked in the integration specs through inspect and /proc.
     privileged: false,
     cap_drop: ['ALL'],
@@ -117,7 +118,8 @@ export function buildSpecGenerator(spec: SandboxSpec, r: ResolvedSandbox, ctx: B
       // swap equal to the limit: no swap beyond memory, so the OOM killer acts at the limit.
       memory: { limit: r.memoryBytes, swap: r.memoryBytes },
       cpu: { quota: Math.round(r.cpus * CPU_PERIOD_US), period: CPU_PERIOD_US },
-      pids: { limit: r.pids },
+      // The label keeps r.pids, the limit the guest is promised; gVisor needs more host processes.
+      pids: { limit: hostPidsLimit(r.runtime, r.pids) },
     },
     netns: { nsmode: r.network === 'none' ? 'none' : ctx.rootless ? 'slirp4netns' : 'bridge' },
   };

@@ -13,6 +13,7 @@ import { LABEL } from './labels.js';
 import type { RuntimeRouter } from './runtime-router.js';
 import { sandboxRlimits } from './container-spec.js';
 import { hostLimits } from './host-limits.js';
+import { ociRuntimeArg, runtimeFromInspect, RUNSC_INSTALL_HINT } from './oci-runtime.js';
 
 /** Order of preference for the default: crun is faster to start; runc works on more hosts. */
 const PREFERENCE: RuntimeName[] = ['crun', 'runc'];
@@ -32,6 +33,7 @@ export function chooseDefaultRuntime(checks: RuntimeCheck[]): RuntimeName | null
 export const RUNTIME_INSTALL_HINTS: Record<RuntimeName, string> = {
   runc: 'install it with `apt-get install runc`',
   crun: 'install it with `apt-get install crun` (on hosts with hybrid cgroups use runc instead)',
+  runsc: RUNSC_INSTALL_HINT,
   krun: 'krun needs crun built with libkrun (the crun-krun/krun package and libkrun) and /dev/kvm; neither is available from Debian 12, so use runc or crun here',
 };
 
@@ -43,13 +45,13 @@ async function tryRuntime(conn: PodmanConnection, router: RuntimeRouter, image: 
       name: probeName,
       image,
       command: ['true'],
-      oci_runtime: name,
+      oci_runtime: ociRuntimeArg(name),
       netns: { nsmode: 'none' },
       labels: { [LABEL.managed]: 'probe' },
       r_limits: sandboxRlimits(hostLimits()),
     }, `runtime probe ${name}`);
     const inspect = await conn.libpod<{ OCIRuntime: string }>('GET', `/containers/${probeName}/json`, undefined, 'runtime probe');
-    if (inspect.OCIRuntime !== name) {
+    if (runtimeFromInspect(inspect.OCIRuntime) !== name) {
       return { name, installed: false, works: false, reason: `Podman does not know the ${name} runtime` };
     }
     try {

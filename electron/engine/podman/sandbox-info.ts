@@ -2,6 +2,7 @@
 // Warden keeps no second copy of state, only what it wrote in labels.
 import type { SandboxInfo, SandboxState, NetworkMode } from '../../../shared/types/sandbox.js';
 import { LABEL, userLabels } from './labels.js';
+import { runtimeFromInspect } from './oci-runtime.js';
 
 export interface LibpodListEntry {
   Id: string;
@@ -100,7 +101,7 @@ export function infoFromInspect(i: LibpodInspect): SandboxInfo {
     state,
     ...base,
     // inspect names the runtime actually in use; the label only says what was asked for.
-    runtime: i.OCIRuntime || base.runtime,
+    runtime: runtimeFromInspect(i.OCIRuntime) || base.runtime,
     createdAt: isoOrNull(i.Created) ?? new Date(0).toISOString(),
     startedAt: state === 'running' || state === 'paused' ? isoOrNull(i.State.StartedAt) : null,
     labels: userLabels(labels),

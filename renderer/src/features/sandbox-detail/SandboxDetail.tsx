@@ -5,6 +5,7 @@ import { useStore } from '../../store/index.js';
 import { ResourceGraphs } from '../graphs/ResourceGraphs.js';
 import { SandboxActions } from '../sandboxes/SandboxActions.js';
 import { StateBadge } from '../sandboxes/StateBadge.js';
+import { TierBadge } from '../sandboxes/TierBadge.js';
 import { Uptime } from '../sandboxes/Uptime.js';
 import { TerminalView } from '../terminal/TerminalView.js';
 import { SandboxRuns } from '../runs/SandboxRuns.js';
@@ -59,6 +60,7 @@ export function SandboxDetail({ id }: { id: string }) {
         </button>
         <h1 id="detail-title">{sandbox.name}</h1>
         <StateBadge state={sandbox.state} busy={busy} />
+        <TierBadge runtime={sandbox.runtime} />
         <span className="muted mono">{sandbox.id.slice(0, 12)}</span>
         <span className="grow" />
         <SandboxActions sandbox={sandbox} />
