@@ -57,7 +57,13 @@ export class WardenEngine implements MethodHandlers {
   /** Follows engine events and expires sandboxes past their TTL: for long-lived doors (app, server). */
   async watch(reapEveryMs = 10_000): Promise<void> {
     this.engineEvents = new EngineEvents(this.podman.connection, {
-      onEvent: (event) => this.events.emit('sandbox.event', event),
+      onEvent: (event) => {
+        // A limit that ended the whole sandbox (gVisor) goes to the ledger with its reason.
+        if (event.kind === 'die' && event.reason) {
+          this.audit.append({ actor: 'system', sandboxId: event.sandboxId, kind: 'sandbox.limit-ended', payload: { name: event.name, exitCode: event.exitCode, reason: event.reason } });
+        }
+        this.events.emit('sandbox.event', event);
+      },
       onResync: () => this.events.emit('sandbox.resync', {}),
     });
     await this.engineEvents.start();

@@ -107,6 +107,8 @@ export interface SandboxInfo {
   labels: Record<string, string>;
   exitCode: number | null;
   oomKilled: boolean;
+  /** Why it ended, when a limit ended it (under gVisor a limit ends the whole sandbox); null otherwise. */
+  exitReason: string | null;
 }
 
 /** A sandbox is named by its id, an id prefix, or its name. */

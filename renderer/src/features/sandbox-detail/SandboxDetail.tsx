@@ -22,6 +22,7 @@ function Facts({ sandbox }: { sandbox: SandboxInfo }) {
     ['Uptime', sandbox.state === 'running' ? <Uptime since={sandbox.startedAt} /> : '–'],
     ['Expires', sandbox.expiresAt ? new Date(sandbox.expiresAt).toLocaleString() : 'never'],
   ];
+  if (sandbox.exitReason) facts.push(['Ended', sandbox.exitReason]);
   return (
     <dl className="facts" data-testid="sandbox-facts">
       {facts.map(([k, v]) => (

@@ -36,6 +36,11 @@ const SandboxRow = memo(function SandboxRow({ sandbox }: { sandbox: SandboxInfo 
       <td>
         <StateBadge state={sandbox.state} busy={busy} />
         {sandbox.oomKilled ? <span className="badge warn">OOM</span> : null}
+        {sandbox.exitReason && !sandbox.oomKilled ? (
+          <span className="badge warn" title={sandbox.exitReason}>
+            limit
+          </span>
+        ) : null}
       </td>
       <td className="mono image" title={sandbox.image}>
         {sandbox.image}
