@@ -1,0 +1,49 @@
+// A policy that requires a tier for agents, through the real HTTP API and Podman: an agent's create
+// for another runtime is refused before anything is made; one without a runtime gets the required
+// tier (gVisor here, read back from inspect); the user is not bound by it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { WardenError } from '../../shared/errors.js';
+import { openTestServer, policyWith, type TestServer } from './test-server.js';
+
+const runscInstalled = ['/usr/bin/runsc', '/usr/sbin/runsc', '/usr/local/bin/runsc'].some((p) => existsSync(p));
+if (!runscInstalled) console.warn('runtime-policy.int.spec: the gVisor create is SKIPPED, runsc is not installed (run `npm run setup`)');
+
+let ts: TestServer;
+beforeAll(async () => {
+  ts = await openTestServer(
+    policyWith((p) => {
+      p.create.requireRuntime = 'runsc';
+    }),
+  );
+});
+afterAll(async () => {
+  await ts?.close();
+});
+
+describe('policy create.requireRuntime', () => {
+  it('refuses an agent’s runc create with E_POLICY_DENIED, a clear message and hint, and creates nothing', async () => {
+    const name = `t-${ts.t.runId}-runc`;
+    const err = await ts
+      .agent('alice')
+      .createSandbox({ name, runtime: 'runc', labels: ts.labels })
+      .then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(WardenError);
+    expect(err).toMatchObject({ code: 'E_POLICY_DENIED', message: expect.stringMatching(/runtime runc is refused: policy requires every agent sandbox to run in gVisor \(runsc\)/) });
+    expect((err as WardenError).hint).toMatch(/leave runtime out/);
+    expect((await ts.t.engine.sandboxes.list()).some((s) => s.name === name)).toBe(false);
+    // The refusal is in the ledger like every other policy decision.
+    expect(ts.audit.entries.some((e) => JSON.stringify(e.payload).includes('runtime runc is refused'))).toBe(true);
+  });
+
+  it.skipIf(!runscInstalled)('gives an agent that names no runtime the required one, as inspect reports it', async () => {
+    const info = await ts.agent('alice').createSandbox({ name: `t-${ts.t.runId}-auto`, labels: ts.labels });
+    expect(info.runtime).toBe('runsc');
+    expect((await ts.t.engine.sandboxes.inspect(info.id)).runtime).toBe('runsc');
+  });
+
+  it('leaves the user free to pick runc', async () => {
+    const info = await ts.user().createSandbox({ name: `t-${ts.t.runId}-user`, runtime: 'runc', labels: ts.labels });
+    expect(info.runtime).toBe('runc');
+  });
+});
