@@ -34,7 +34,7 @@ export const RUNTIME_INSTALL_HINTS: Record<RuntimeName, string> = {
   runc: 'install it with `apt-get install runc`',
   crun: 'install it with `apt-get install crun` (on hosts with hybrid cgroups use runc instead)',
   runsc: RUNSC_INSTALL_HINT,
-  krun: 'krun needs crun built with libkrun (the crun-krun/krun package and libkrun) and /dev/kvm; neither is available from Debian 12, so use runc or crun here',
+  krun: 'krun needs crun built with libkrun (the crun-krun/krun package and libkrun) and a /dev/kvm that boots a guest kernel; Debian ships neither, so use runc, or runsc (gVisor) for a stronger wall',
 };
 
 async function tryRuntime(conn: PodmanConnection, router: RuntimeRouter, image: string, name: RuntimeName): Promise<RuntimeCheck> {
