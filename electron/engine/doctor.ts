@@ -68,7 +68,7 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
       // A runtime that is not there is information, not a failure; one default is what matters.
       ok: true,
       detail: r.works ? 'works' : r.installed ? `installed, does not work here: ${r.reason ?? ''}` : `not available: ${r.reason ?? ''}`,
-      ...(r.works ? {} : { fix: RUNTIME_INSTALL_HINTS[r.name] }),
+      ...(r.works || r.installed ? {} : { fix: RUNTIME_INSTALL_HINTS[r.name] }),
     });
   }
   checks.push(

@@ -10,6 +10,11 @@ import { openTestEngine, type TestEngine } from '../../test-support/podman-fixtu
 import { collectExec } from './exec-session.js';
 import { hostPidsLimit, runscWrapperPath } from './oci-runtime.js';
 import type { LibpodInspect } from './sandbox-info.js';
+import { WardenEngine } from '../engine.js';
+import { openAuditLedger } from '../open-ledger.js';
+import { TEST_LABEL_KEY } from '../../test-support/test-label.js';
+import { parseRequest } from '../../../shared/contracts/validate.js';
+import type { EngineEvent } from '../../../shared/types/engine.js';
 
 const runscInstalled = ['/usr/bin/runsc', '/usr/sbin/runsc', '/usr/local/bin/runsc'].some((p) => existsSync(p));
 if (!runscInstalled) console.warn('runsc.int.spec: SKIPPED, runsc is not installed (run `npm run setup`, which installs it from bookworm-backports)');
@@ -99,6 +104,31 @@ describe.skipIf(!runscInstalled)('gVisor (runsc) sandboxes', () => {
     // inside the guest instead leaves the sandbox up with the loop failed.
     if (after.state === 'running') expect(r.exitCode).not.toBe(0);
     else expect(after).toMatchObject({ state: 'exited', exitCode: 2, exitReason: expect.stringMatching(/pids limit/) });
+  });
+
+  it('tells the engine event and the ledger which limit ended a gVisor sandbox', async () => {
+    const ledger = openAuditLedger(t.home);
+    const engine = new WardenEngine(t.engine, ledger, { actor: 'tester' });
+    const seen: EngineEvent[] = [];
+    const stop = engine.events.on('sandbox.event', (e) => seen.push(e));
+    try {
+      await engine.watch(60_000);
+      const sb = await engine['sandbox.create'](parseRequest('sandbox.create', { runtime: 'runsc', memory: '128m', labels: { [TEST_LABEL_KEY]: t.runId } }));
+      await engine['exec.run'](parseRequest('exec.run', { ref: sb.name, request: { cmd: 'python3 -c "b = bytearray(400 * 1024 * 1024)"' } })).catch(() => undefined);
+      const info = await t.engine.sandboxes.inspect(sb.id);
+      if (info.state === 'running') return; // a gVisor that fails only the allocation: nothing ended
+      // Hang guard only: the die event follows the exit.
+      const deadline = Date.now() + 20_000;
+      while (!seen.some((e) => e.sandboxId === sb.id && e.kind === 'die') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const died = seen.find((e) => e.sandboxId === sb.id && e.kind === 'die');
+      expect(died).toMatchObject({ exitCode: 137, reason: expect.stringMatching(/memory limit/) });
+      const entries = ledger.entries({ sandboxId: sb.id, kind: 'sandbox.limit-ended' });
+      expect(entries).toHaveLength(1);
+      expect(entries[0]!.payload).toMatchObject({ name: sb.name, exitCode: 137, reason: expect.stringMatching(/memory limit/) });
+    } finally {
+      stop();
+      ledger.close();
+    }
   });
 
   it('leaves nothing behind when destroyed', async () => {
