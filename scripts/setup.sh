@@ -151,8 +151,9 @@ else
   say runsc "installed runsc $(runsc_version) from bookworm-backports$added"
 fi
 [[ -x "$runsc_wrapper" ]] || chmod +x "$runsc_wrapper" 2>/dev/null || fail runsc "$runsc_wrapper is not executable"
-if ! out="$(podman run --rm --runtime "$runsc_wrapper" --network none "${ulimits[@]}" "$tag" cat /proc/version 2>&1)" \
-  || [[ "$out" != *gVisor* && "$out" != *"Linux version 4.4.0 #1"* ]]; then
+# gVisor's kernel greets with "Starting gVisor..." in its own dmesg; the host's never does.
+if ! out="$(podman run --rm --runtime "$runsc_wrapper" --network none "${ulimits[@]}" "$tag" dmesg 2>&1)" \
+  || [[ "$out" != *"Starting gVisor"* ]]; then
   printf '%s\n' "$out" >&2
   fail runsc "a gVisor sandbox does not start with: podman run --runtime $runsc_wrapper --network none $tag"
 fi
