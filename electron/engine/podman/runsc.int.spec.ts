@@ -82,6 +82,27 @@ describe.skipIf(!runscInstalled)('gVisor (runsc) sandboxes', () => {
     }
   });
 
+  it('gives a NAT interface only when asked, and keeps a read-only root with a size-limited /tmp', async () => {
+    const nat = await t.create({ runtime: 'runsc', network: 'nat' });
+    const net = await sh(nat.id, "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '");
+    const interfaces = net.out.trim().split(/\s+/);
+    expect(interfaces).toContain('lo');
+    expect(interfaces.length).toBeGreaterThan(1);
+
+    const ro = await t.create({ runtime: 'runsc', readOnlyRoot: true, tmpSize: '8m' });
+    const root = await sh(ro.id, 'touch /usr/local/agent-file');
+    expect(root.exitCode).not.toBe(0);
+    expect(root.err).toMatch(/Read-only file system/);
+    // The same write lands in a writable gVisor sandbox's own layer, where podman diff sees it.
+    const rw = await sh(nat.id, 'touch /usr/local/agent-file');
+    expect(rw.exitCode).toBe(0);
+    const diff = spawnSync('podman', ['diff', nat.id], { encoding: 'utf8' }).stdout;
+    expect(diff).toMatch(/\/usr\/local\/agent-file/);
+    const tmp = await sh(ro.id, 'dd if=/dev/zero of=/tmp/big bs=1M count=16 2>&1; wc -c < /tmp/big');
+    expect(tmp.out).toMatch(/No space left on device/);
+    expect(Number(tmp.out.trim().split('\n').pop())).toBeLessThanOrEqual(8 * 1024 * 1024);
+  });
+
   it('holds the memory limit: an allocation past it never succeeds, and a sandbox it ends says why', async () => {
     const sb = await t.create({ runtime: 'runsc', memory: '128m' });
     const r = await sh(sb.id, 'python3 -c "b = bytearray(400 * 1024 * 1024); print(len(b))"').catch((err: Error) => ({ exitCode: -1, out: '', err: err.message }));
