@@ -127,7 +127,11 @@ else
   sudo=()
   ((EUID != 0)) && sudo=(sudo -n)
   added=""
-  if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  # Only bookworm needs backports; a later Debian's own suite has a recent enough runsc.
+  codename="$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")"
+  target=()
+  [[ "$codename" == bookworm ]] && target=(-t bookworm-backports)
+  if ((${#target[@]})) && ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
     # The mirror the existing bookworm sources use (deb822 `URIs:` or one-line `deb URI bookworm`).
     mirror="$(grep -hs -A3 '^URIs:' /etc/apt/sources.list.d/*.sources | grep -B3 -E '^Suites:.*\bbookworm\b' \
       | sed -n 's/^URIs:[[:space:]]*\([^[:space:]]*\).*/\1/p' | grep -v security | head -n 1)"
@@ -143,12 +147,12 @@ else
   export DEBIAN_FRONTEND=noninteractive
   apt=("${sudo[@]}" apt-get -o DPkg::Lock::Timeout=300)
   if ! "${apt[@]}" update >"$log" 2>&1 \
-    || ! "${apt[@]}" install -y --no-install-recommends -t bookworm-backports runsc >>"$log" 2>&1; then
+    || ! "${apt[@]}" install -y --no-install-recommends "${target[@]}" runsc >>"$log" 2>&1; then
     tail -n 20 "$log" >&2
-    fail runsc "could not install runsc from bookworm-backports (full log: $log)"
+    fail runsc "could not install runsc ${target[*]} (full log: $log)"
   fi
   rm -f "$log"
-  say runsc "installed runsc $(runsc_version) from bookworm-backports$added"
+  say runsc "installed runsc $(runsc_version) ${target[*]:+from bookworm-backports}$added"
 fi
 [[ -x "$runsc_wrapper" ]] || chmod +x "$runsc_wrapper" 2>/dev/null || fail runsc "$runsc_wrapper is not executable"
 # gVisor's kernel greets with "Starting gVisor..." in its own dmesg; the host's never does.
