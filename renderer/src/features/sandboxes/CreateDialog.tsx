@@ -77,7 +77,7 @@ export function CreateDialog() {
               <option value="nat">nat</option>
             </select>
           </Field>
-          <Field label="Runtime" error={errors.runtime}>
+          <Field label="Runtime" error={errors.runtime} hint={form.runtime === 'runsc' ? 'gVisor: the agent talks to a user-space kernel, not the host’s' : undefined}>
             <select name="runtime" value={form.runtime} onChange={set('runtime')}>
               <option value="">automatic</option>
               {RUNTIMES.map((r) => {
