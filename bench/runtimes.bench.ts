@@ -2,12 +2,12 @@
 // against the podman CLI with the same runtime (runsc through the same wrapper), in the same run.
 //   npm run bench runtimes
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PodmanEngine } from '../electron/engine/podman/podman-engine.js';
 import { runExec } from '../electron/engine/podman/exec-session.js';
-import { ociRuntimeArg } from '../electron/engine/podman/oci-runtime.js';
+import { ociRuntimeArg, runscInstalled } from '../electron/engine/podman/oci-runtime.js';
 import { sandboxRlimits } from '../electron/engine/podman/container-spec.js';
 import { hostLimits } from '../electron/engine/podman/host-limits.js';
 import { SandboxSpecSchema, type RuntimeName } from '../shared/types/sandbox.js';
@@ -75,7 +75,7 @@ const row = (what: string, ours: Summary, base: Summary, target: string) =>
   `| ${what} | ${fmt(ours.p50)} / ${fmt(ours.p95)} | ${fmt(base.p50)} / ${fmt(base.p95)} | ${(ours.p50 / base.p50).toFixed(2)} / ${(ours.p95 / base.p95).toFixed(2)} | ${target} |`;
 
 async function main(): Promise<void> {
-  if (!['/usr/bin/runsc', '/usr/sbin/runsc', '/usr/local/bin/runsc'].some((p) => existsSync(p))) {
+  if (!runscInstalled()) {
     throw new Error('runsc is not installed: run `npm run setup` (it installs it from bookworm-backports)');
   }
   const engine = await PodmanEngine.open({ home });

@@ -2,18 +2,18 @@
 // call it gVisor, doctor says the runtime works. Skipped (with the reason) only without runsc.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { openAuditLedger } from '../engine/open-ledger.js';
+import { runscInstalled } from '../engine/podman/oci-runtime.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin', 'warden.mjs');
 const name = `cli-gvisor-${randomBytes(3).toString('hex')}`;
-const runscInstalled = ['/usr/bin/runsc', '/usr/sbin/runsc', '/usr/local/bin/runsc'].some((p) => existsSync(p));
-if (!runscInstalled) console.warn('runsc-cli.int.spec: SKIPPED, runsc is not installed (run `npm run setup`)');
+if (!runscInstalled()) console.warn('runsc-cli.int.spec: SKIPPED, runsc is not installed (run `npm run setup`)');
 let home: string;
 
 function warden(args: string[]) {
@@ -32,7 +32,7 @@ afterAll(() => {
   rmSync(home, { recursive: true, force: true });
 });
 
-describe.skipIf(!runscInstalled)('warden CLI with gVisor', () => {
+describe.skipIf(!runscInstalled())('warden CLI with gVisor', () => {
   it('creates a runsc sandbox that inspect, exec and the ledger all call gVisor', () => {
     const doctor = warden(['doctor', '--json']);
     expect(doctor.status, doctor.stdout + doctor.stderr).toBe(0);

@@ -2,12 +2,11 @@
 // for another runtime is refused before anything is made; one without a runtime gets the required
 // tier (gVisor here, read back from inspect); the user is not bound by it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
 import { WardenError } from '../../shared/errors.js';
 import { openTestServer, policyWith, type TestServer } from './test-server.js';
+import { runscInstalled } from '../engine/podman/oci-runtime.js';
 
-const runscInstalled = ['/usr/bin/runsc', '/usr/sbin/runsc', '/usr/local/bin/runsc'].some((p) => existsSync(p));
-if (!runscInstalled) console.warn('runtime-policy.int.spec: the gVisor create is SKIPPED, runsc is not installed (run `npm run setup`)');
+if (!runscInstalled()) console.warn('runtime-policy.int.spec: the gVisor create is SKIPPED, runsc is not installed (run `npm run setup`)');
 
 let ts: TestServer;
 beforeAll(async () => {
@@ -36,7 +35,7 @@ describe('policy create.requireRuntime', () => {
     expect(ts.audit.entries.some((e) => JSON.stringify(e.payload).includes('runtime runc is refused'))).toBe(true);
   });
 
-  it.skipIf(!runscInstalled)('gives an agent that names no runtime the required one, as inspect reports it', async () => {
+  it.skipIf(!runscInstalled())('gives an agent that names no runtime the required one, as inspect reports it', async () => {
     const info = await ts.agent('alice').createSandbox({ name: `t-${ts.t.runId}-auto`, labels: ts.labels });
     expect(info.runtime).toBe('runsc');
     expect((await ts.t.engine.sandboxes.inspect(info.id)).runtime).toBe('runsc');

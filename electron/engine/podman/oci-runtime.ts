@@ -12,6 +12,13 @@ import type { RuntimeName } from '../../../shared/types/sandbox.js';
 const RUNSC_WRAPPER = join('resources', 'runtimes', 'runsc-warden');
 export const RUNSC_INSTALL_HINT = 'install gVisor with `npm run setup` (it runs `apt-get install -t bookworm-backports runsc` after adding bookworm-backports to apt\'s sources)';
 
+/** Where Debian (and a manual install) put runsc; the wrapper looks in the same places. */
+const RUNSC_BINARIES = ['/usr/bin/runsc', '/usr/sbin/runsc', '/usr/local/bin/runsc'];
+
+export function runscInstalled(): boolean {
+  return RUNSC_BINARIES.some((p) => existsSync(p));
+}
+
 let wrapperCache: string | null | undefined;
 
 /** resources/runtimes/runsc-warden, found from this module in the source tree or the bundled CLI. */

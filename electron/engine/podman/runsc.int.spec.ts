@@ -2,13 +2,13 @@
 // path, the guest runs on gVisor's kernel, and the limits and mounts hold as they do under runc.
 // Skipped (with the reason printed) only where runsc is not installed: setup.sh installs it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTestEngine, type TestEngine } from '../../test-support/podman-fixture.js';
 import { collectExec } from './exec-session.js';
-import { hostPidsLimit, runscWrapperPath } from './oci-runtime.js';
+import { hostPidsLimit, runscInstalled, runscWrapperPath } from './oci-runtime.js';
 import type { LibpodInspect } from './sandbox-info.js';
 import { WardenEngine } from '../engine.js';
 import { openAuditLedger } from '../open-ledger.js';
@@ -16,12 +16,11 @@ import { TEST_LABEL_KEY } from '../../test-support/test-label.js';
 import { parseRequest } from '../../../shared/contracts/validate.js';
 import type { EngineEvent } from '../../../shared/types/engine.js';
 
-const runscInstalled = ['/usr/bin/runsc', '/usr/sbin/runsc', '/usr/local/bin/runsc'].some((p) => existsSync(p));
-if (!runscInstalled) console.warn('runsc.int.spec: SKIPPED, runsc is not installed (run `npm run setup`, which installs it from bookworm-backports)');
+if (!runscInstalled()) console.warn('runsc.int.spec: SKIPPED, runsc is not installed (run `npm run setup`, which installs it from bookworm-backports)');
 
 let t: TestEngine;
 beforeAll(async () => {
-  if (runscInstalled) t = await openTestEngine();
+  if (runscInstalled()) t = await openTestEngine();
 });
 afterAll(async () => {
   await t?.cleanup();
@@ -36,7 +35,7 @@ function inspect(id: string) {
   return t.engine.connection.libpod<LibpodInspect>('GET', `/containers/${id}/json`, undefined, 'inspect');
 }
 
-describe.skipIf(!runscInstalled)('gVisor (runsc) sandboxes', () => {
+describe.skipIf(!runscInstalled())('gVisor (runsc) sandboxes', () => {
   it('run on gVisor: inspect names the wrapper by path, the guest sees gVisor’s kernel, a runc sandbox beside it stays runc', async () => {
     const sb = await t.create({ runtime: 'runsc', memory: '256m', pids: 64 });
     expect(sb.runtime).toBe('runsc');

@@ -13,7 +13,7 @@ import { LABEL } from './labels.js';
 import type { RuntimeRouter } from './runtime-router.js';
 import { sandboxRlimits } from './container-spec.js';
 import { hostLimits } from './host-limits.js';
-import { ociRuntimeArg, runtimeFromInspect, RUNSC_INSTALL_HINT } from './oci-runtime.js';
+import { ociRuntimeArg, runscInstalled, runtimeFromInspect, RUNSC_INSTALL_HINT } from './oci-runtime.js';
 
 /** Order of preference for the default: crun is faster to start; runc works on more hosts. */
 const PREFERENCE: RuntimeName[] = ['crun', 'runc'];
@@ -38,6 +38,8 @@ export const RUNTIME_INSTALL_HINTS: Record<RuntimeName, string> = {
 };
 
 async function tryRuntime(conn: PodmanConnection, router: RuntimeRouter, image: string, name: RuntimeName): Promise<RuntimeCheck> {
+  // Without runsc the wrapper would still start a Podman service and fail only at start: say it plainly.
+  if (name === 'runsc' && !runscInstalled()) return { name, installed: false, works: false, reason: 'runsc (gVisor) is not installed' };
   const probeName = `warden-probe-${name}-${randomBytes(3).toString('hex')}`;
   try {
     const creator = await router.connectionFor(name);
