@@ -39,6 +39,14 @@ describe('policy create.requireRuntime', () => {
     const info = await ts.agent('alice').createSandbox({ name: `t-${ts.t.runId}-auto`, labels: ts.labels });
     expect(info.runtime).toBe('runsc');
     expect((await ts.t.engine.sandboxes.inspect(info.id)).runtime).toBe('runsc');
+    // The agent's tools work the same in gVisor: exec, and the file helper (exec + openat inside).
+    const alice = ts.agent('alice');
+    const ran = await alice.exec(info.id, { cmd: 'dmesg | head -n 1; exit 4' });
+    expect(ran.code).toBe(4);
+    expect(ran.stdout.toString('utf8')).toMatch(/Starting gVisor/);
+    expect((await alice.writeFile(info.id, 'notes/a.txt', 'from the agent')).bytes).toBe(14);
+    expect((await alice.readFile(info.id, 'notes/a.txt')).toString('utf8')).toBe('from the agent');
+    expect((await alice.listFiles(info.id, 'notes')).entries.map((e) => e.name)).toEqual(['a.txt']);
   });
 
   it('leaves the user free to pick runc', async () => {
