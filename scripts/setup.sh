@@ -12,6 +12,8 @@
 #   image    localhost/warden-sandbox:<VERSION> via resources/image/build.sh
 #   run      a sandbox starts with runc and the ulimits the engine passes
 #   crun     reported only: the engine picks runc, crun breaks on cgroup v1 hosts
+#   runsc    gVisor from bookworm-backports (adds that suite to apt's sources, on the
+#            mirror the existing Debian sources use) and a sandbox starts with it
 #
 # It does not start a Podman API service: the engine owns that.
 set -uo pipefail
@@ -129,5 +131,53 @@ elif out="$(podman run --rm --runtime crun --network none "${ulimits[@]}" "$tag"
 else
   say crun "installed but broken here, left alone (the engine uses runc): $(tail -n 1 <<<"$out")"
 fi
+
+# --- runsc -------------------------------------------------------------------
+# gVisor, the second tier. Bookworm main has only a 2022 build (ptrace platform only); the
+# backports build has systrap. Podman gets resources/runtimes/runsc-warden by absolute path.
+runsc_min=0.0~20240729
+runsc_wrapper="$root/resources/runtimes/runsc-warden"
+runsc_version() { dpkg-query -W -f='${Version}' runsc 2>/dev/null; }
+if v="$(runsc_version)" && [[ -n "$v" ]] && dpkg --compare-versions "$v" ge "$runsc_min"; then
+  say runsc "runsc $v already present"
+else
+  sudo=()
+  ((EUID != 0)) && sudo=(sudo -n)
+  added=""
+  # Only bookworm needs backports; a later Debian's own suite has a recent enough runsc.
+  codename="$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")"
+  target=()
+  [[ "$codename" == bookworm ]] && target=(-t bookworm-backports)
+  if ((${#target[@]})) && ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    # The mirror the existing bookworm sources use (deb822 `URIs:` or one-line `deb URI bookworm`).
+    mirror="$(grep -hs -A3 '^URIs:' /etc/apt/sources.list.d/*.sources | grep -B3 -E '^Suites:.*\bbookworm\b' \
+      | sed -n 's/^URIs:[[:space:]]*\([^[:space:]]*\).*/\1/p' | grep -v security | head -n 1)"
+    [[ -z "$mirror" ]] && mirror="$(grep -hsE '^deb[[:space:]]+[^[:space:]]+[[:space:]]+bookworm[[:space:]]' /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+      | awk '{print $2}' | head -n 1)"
+    mirror="${mirror:-http://deb.debian.org/debian}"
+    list=/etc/apt/sources.list.d/warden-bookworm-backports.list
+    echo "deb $mirror bookworm-backports main" | "${sudo[@]}" tee "$list" >/dev/null \
+      || fail runsc "could not write $list"
+    added="; added 'deb $mirror bookworm-backports main' to $list"
+  fi
+  log="$(mktemp)"
+  export DEBIAN_FRONTEND=noninteractive
+  apt=("${sudo[@]}" apt-get -o DPkg::Lock::Timeout=300)
+  if ! "${apt[@]}" update >"$log" 2>&1 \
+    || ! "${apt[@]}" install -y --no-install-recommends "${target[@]}" runsc >>"$log" 2>&1; then
+    tail -n 20 "$log" >&2
+    fail runsc "could not install runsc ${target[*]} (full log: $log)"
+  fi
+  rm -f "$log"
+  say runsc "installed runsc $(runsc_version) ${target[*]:+from bookworm-backports}$added"
+fi
+[[ -x "$runsc_wrapper" ]] || chmod +x "$runsc_wrapper" 2>/dev/null || fail runsc "$runsc_wrapper is not executable"
+# gVisor's kernel greets with "Starting gVisor..." in its own dmesg; the host's never does.
+if ! out="$(podman run --rm --runtime "$runsc_wrapper" --network none "${ulimits[@]}" "$tag" dmesg 2>&1)" \
+  || [[ "$out" != *"Starting gVisor"* ]]; then
+  printf '%s\n' "$out" >&2
+  fail runsc "a gVisor sandbox does not start with: podman run --runtime $runsc_wrapper --network none $tag"
+fi
+say runsc "ok: a sandbox runs in gVisor ($runsc_wrapper)"
 
 say done "machine ready in $((SECONDS - start)) s"

@@ -18,6 +18,7 @@ const base: SandboxInfo = {
   labels: {},
   exitCode: null,
   oomKilled: false,
+  exitReason: null,
 };
 
 describe('sandbox table', () => {

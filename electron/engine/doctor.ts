@@ -5,6 +5,7 @@ import type { DoctorCheck, DoctorReport } from '../../shared/types/engine.js';
 import type { ErrorInfo } from '../../shared/errors.js';
 import type { PodmanEngine } from './podman/podman-engine.js';
 import { defaultImage } from './podman/podman-engine.js';
+import { RUNTIME_INSTALL_HINTS } from './podman/runtimes.js';
 
 export interface DoctorInput {
   home: string;
@@ -88,6 +89,7 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
       // A runtime that is not there is information, not a failure; one default is what matters.
       ok: true,
       detail: r.works ? 'works' : r.installed ? `installed, does not work here: ${r.reason ?? ''}` : `not available: ${r.reason ?? ''}`,
+      ...(r.works || r.installed ? {} : { fix: RUNTIME_INSTALL_HINTS[r.name] }),
     });
   }
   const disk = await engine.diskSupport();

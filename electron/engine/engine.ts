@@ -61,6 +61,10 @@ export class WardenEngine implements MethodHandlers {
       onEvent: (event) => {
         // A sandbox removed with the podman CLI leaves its disk mounted: release it now, not at the next open.
         if (event.kind === 'remove') void this.podman.disks.releaseIfOrphan(event.sandboxId).catch(() => undefined);
+        // A limit that ended the whole sandbox (gVisor) goes to the ledger with its reason.
+        if (event.kind === 'die' && event.reason) {
+          this.audit.append({ actor: 'system', sandboxId: event.sandboxId, kind: 'sandbox.limit-ended', payload: { name: event.name, exitCode: event.exitCode, reason: event.reason } });
+        }
         this.events.emit('sandbox.event', event);
       },
       onResync: () => this.events.emit('sandbox.resync', {}),

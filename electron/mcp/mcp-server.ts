@@ -3,6 +3,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { toErrorInfo } from '../../shared/errors.js';
+import { RUNTIMES } from '../../shared/types/sandbox.js';
 import type { AgentApi } from './agent-api.js';
 
 const MAX_TEXT = 100_000;
@@ -33,13 +34,13 @@ export function createMcpServer(api: AgentApi, version = '0.1.0'): McpServer {
     'create_sandbox',
     {
       description: 'Create and start an isolated Linux sandbox (no network unless policy allows; files live in /workspace). Returns its id and name.',
-      inputSchema: { name: z.string().optional(), image: z.string().optional(), labels: z.record(z.string(), z.string()).optional(), memory: z.string().optional().describe('e.g. 512m'), disk: z.string().optional().describe('disk limit, e.g. 4g'), cpus: z.number().optional(), network: z.enum(['none', 'nat']).optional(), ttlSeconds: z.number().int().optional() },
+      inputSchema: { name: z.string().optional(), image: z.string().optional(), labels: z.record(z.string(), z.string()).optional(), memory: z.string().optional().describe('e.g. 512m'), disk: z.string().optional().describe('disk limit, e.g. 4g'), cpus: z.number().optional(), network: z.enum(['none', 'nat']).optional(), runtime: z.enum(RUNTIMES).optional().describe('isolation: runsc is gVisor (a user-space kernel); policy may require one'), ttlSeconds: z.number().int().optional() },
     },
     (args) =>
       guarded(async () => {
         const spec = Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));
         const info = await api.createSandbox(spec);
-        return text(JSON.stringify({ id: info.id, name: info.name, image: info.image, network: info.network, state: info.state }));
+        return text(JSON.stringify({ id: info.id, name: info.name, image: info.image, network: info.network, runtime: info.runtime, state: info.state }));
       }),
   );
 

@@ -33,6 +33,8 @@ export interface EngineEvent {
   name: string;
   time: number;
   exitCode?: number;
+  /** For a die: the limit that ended the sandbox, when the exit says so (see exit-reason.ts). */
+  reason?: string;
 }
 
 export interface DoctorCheck {

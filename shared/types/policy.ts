@@ -63,7 +63,10 @@ export const CreateLimitsSchema = z
   .object({
     /** Images an agent may ask for (globs); the default image is always allowed. */
     images: z.array(z.string().min(1)),
+    /** Runtimes an agent may ask for by name. */
     runtimes: z.array(z.enum(RUNTIMES)),
+    /** When set, every agent sandbox runs in this runtime (tier): an agent's create without a runtime gets it, any other is refused. */
+    requireRuntime: z.enum(RUNTIMES).optional(),
     maxMemoryBytes: z.number().int().positive(),
     maxCpus: z.number().positive(),
     maxPids: z.number().int().positive(),
@@ -73,7 +76,8 @@ export const CreateLimitsSchema = z
     /** Sandboxes one agent may have at once. */
     maxSandboxes: z.number().int().positive(),
   })
-  .strict();
+  .strict()
+  .refine((c) => !c.requireRuntime || c.runtimes.includes(c.requireRuntime), { message: 'requireRuntime must be one of runtimes', path: ['requireRuntime'] });
 export type CreateLimits = z.output<typeof CreateLimitsSchema>;
 
 const PolicyBodySchema = z

@@ -31,7 +31,8 @@ describe('sandbox spec', () => {
     expect(() => parseRequest('sandbox.create', { name: '../etc' })).toThrow(/name must start with a letter or digit/);
     expect(() => parseRequest('sandbox.create', { network: 'host' })).toThrow(/network/);
     expect(() => parseRequest('sandbox.create', { workspace: 'relative/dir' })).toThrow(/absolute/);
-    expect(() => parseRequest('sandbox.create', { runtime: 'runsc' })).toThrow(/runtime/);
+    expect(() => parseRequest('sandbox.create', { runtime: 'kata' })).toThrow(/runtime/);
+    expect(SandboxSpecSchema.parse({ runtime: 'runsc' }).runtime).toBe('runsc');
     expect(() => parseRequest('sandbox.create', { privileged: true })).toThrow(/privileged/);
     expect(() => parseRequest('sandbox.create', { env: { 'BAD-NAME': 'x' } })).toThrow(/env/);
     try {

@@ -4,8 +4,23 @@ import { parseByteSize } from './units.js';
 /** Names become container names and hostnames: keep them to what both accept. */
 export const SANDBOX_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$/;
 
-export const RUNTIMES = ['runc', 'crun', 'krun'] as const;
+export const RUNTIMES = ['runc', 'crun', 'runsc', 'krun'] as const;
 export type RuntimeName = (typeof RUNTIMES)[number];
+
+/** How each runtime is named to people (CLI help, the create dialog). */
+export const RUNTIME_TITLES: Record<RuntimeName, string> = {
+  runc: 'runc',
+  crun: 'crun',
+  runsc: 'gVisor (runsc)',
+  krun: 'krun (microVM)',
+};
+
+/** The isolation tier of a sandbox's runtime, as the list and detail badge show it. */
+export function runtimeTier(runtime: string): string {
+  if (runtime === 'runsc') return 'gVisor';
+  if (runtime === 'krun') return 'microVM';
+  return runtime;
+}
 
 export const NETWORK_MODES = ['none', 'nat'] as const;
 export type NetworkMode = (typeof NETWORK_MODES)[number];
@@ -98,6 +113,8 @@ export interface SandboxInfo {
   labels: Record<string, string>;
   exitCode: number | null;
   oomKilled: boolean;
+  /** Why it ended, when a limit ended it (under gVisor a limit ends the whole sandbox); null otherwise. */
+  exitReason: string | null;
 }
 
 /** A sandbox is named by its id, an id prefix, or its name. */

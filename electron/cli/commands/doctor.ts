@@ -10,7 +10,7 @@ import { printJson, runCommand } from '../output.js';
 function printReport(report: DoctorReport): void {
   for (const check of report.checks) {
     process.stdout.write(`${check.ok ? 'ok  ' : 'FAIL'}  ${check.name.padEnd(16)} ${check.detail}\n`);
-    if (!check.ok && check.fix) process.stdout.write(`      ${''.padEnd(16)} fix: ${check.fix}\n`);
+    if (check.fix && (!check.ok || check.name.startsWith('runtime '))) process.stdout.write(`      ${''.padEnd(16)} fix: ${check.fix}\n`);
   }
   process.stdout.write(report.ok ? '\nWarden can run sandboxes here.\n' : '\nSandboxes cannot run yet: fix the lines marked FAIL.\n');
 }

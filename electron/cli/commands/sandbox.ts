@@ -42,7 +42,7 @@ export function registerSandbox(program: Command): void {
     .option('--pids <n>', 'process limit', '256')
     .option('--network <mode>', 'none (default) or nat', 'none')
     .option('--workspace <dir>', 'host directory bind-mounted at /workspace')
-    .option('--runtime <name>', 'runc, crun or krun (default: the first that works here)')
+    .option('--runtime <name>', 'runc, crun, runsc (gVisor) or krun (default: the first of crun, runc that works here)')
     .option('--env <KEY=VALUE>', 'environment variable (repeatable)', collectPairs)
     .option('--label <KEY=VALUE>', 'label (repeatable)', collectPairs)
     .option('--ttl <seconds>', 'destroy the sandbox after this many seconds')

@@ -8,7 +8,7 @@ import type { ApiExecBody, FileEntry, FileList, FileWritten } from '../../../sha
 import type { ExecResult } from '../../../shared/types/exec.js';
 import { AGENT_FORBIDDEN_CREATE_FIELDS, type Policy } from '../../../shared/types/policy.js';
 import type { ApprovalInfo, RunDetail, RunInfo, ToolCallInfo, ToolName } from '../../../shared/types/run.js';
-import { SandboxSpecSchema, type SandboxInfo } from '../../../shared/types/sandbox.js';
+import { RUNTIME_TITLES, SandboxSpecSchema, type SandboxInfo } from '../../../shared/types/sandbox.js';
 import type { WardenEngine } from '../engine.js';
 import { argvOf, type ExecHandlers } from '../podman/exec-session.js';
 import { Approvals } from './approvals.js';
@@ -140,7 +140,10 @@ export class Gateway implements GatewayMethodHandlers {
     if (image && image !== this.engine.podman.sandboxes.defaultImage && !lim.images.some((g) => globToRegExp(g, false).test(image))) refuse(`image ${image} is not one agents may use (${lim.images.join(', ')})`);
     const network = spec.network ?? this.policy.network.default;
     if (!this.policy.network.allowed.includes(network)) refuse(`network ${network} is not allowed for agents (allowed: ${this.policy.network.allowed.join(', ')})`);
-    if (spec.runtime && !lim.runtimes.includes(spec.runtime)) refuse(`runtime ${spec.runtime} is not allowed for agents`);
+    if (lim.requireRuntime && spec.runtime && spec.runtime !== lim.requireRuntime) {
+      refuse(`runtime ${spec.runtime} is refused: policy requires every agent sandbox to run in ${RUNTIME_TITLES[lim.requireRuntime]}`, `leave runtime out (you get ${lim.requireRuntime}) or ask for ${lim.requireRuntime}`);
+    }
+    if (spec.runtime && !lim.runtimes.includes(spec.runtime)) refuse(`runtime ${spec.runtime} is not allowed for agents (allowed: ${lim.runtimes.join(', ')})`);
     if (spec.memory !== undefined && spec.memory > lim.maxMemoryBytes) refuse(`memory ${spec.memory} is over the ${lim.maxMemoryBytes} bytes agents may ask for`);
     if (spec.cpus !== undefined && spec.cpus > lim.maxCpus) refuse(`cpus ${spec.cpus} is over the ${lim.maxCpus} agents may ask for`);
     if (spec.disk !== undefined && spec.disk > lim.maxDiskBytes) refuse(`disk ${spec.disk} is over the ${lim.maxDiskBytes} bytes agents may ask for`);
@@ -176,6 +179,8 @@ export class Gateway implements GatewayMethodHandlers {
         const info = await this.engine['sandbox.create']({
           ...spec,
           network: spec.network ?? this.policy.network.default,
+          // A tier the policy requires applies to agents; the user picks freely.
+          runtime: spec.runtime ?? (ctx.trusted ? undefined : this.policy.create.requireRuntime),
           labels: { ...spec.labels, [AGENT_LABEL]: ctx.agent },
         });
         if (run.sandboxId === null) this.runs.bind(run, { id: info.id, name: info.name }, this.effective(info).budgets);

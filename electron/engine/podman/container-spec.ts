@@ -7,6 +7,7 @@ import { LABEL, LABEL_SCHEMA_VERSION } from './labels.js';
 import type { HostLimits } from './host-limits.js';
 import { USER_NAMESPACE } from './wall.js';
 import { formatOwner, type Owner } from './workspace-lease.js';
+import { hostPidsLimit, ociRuntimeArg } from './oci-runtime.js';
 
 export interface ResolvedSandbox {
   name: string;
@@ -118,7 +119,7 @@ export function buildSpecGenerator(spec: SandboxSpec, r: ResolvedSandbox, ctx: B
       ...sandboxLabels(r, spec.labels),
       ...(ctx.wall?.workspaceOwner ? { [LABEL.workspaceOwner]: formatOwner(ctx.wall.workspaceOwner) } : {}),
     },
-    oci_runtime: r.runtime,
+    oci_runtime: ociRuntimeArg(r.runtime),
     // Hardened defaults; each one is checked in the integration specs through inspect and /proc.
     privileged: false,
     cap_drop: ['ALL'],
@@ -137,7 +138,8 @@ export function buildSpecGenerator(spec: SandboxSpec, r: ResolvedSandbox, ctx: B
       // swap equal to the limit: no swap beyond memory, so the OOM killer acts at the limit.
       memory: { limit: r.memoryBytes, swap: r.memoryBytes },
       cpu: { quota: Math.round(r.cpus * CPU_PERIOD_US), period: CPU_PERIOD_US },
-      pids: { limit: r.pids },
+      // The label keeps r.pids, the limit the guest is promised; gVisor needs more host processes.
+      pids: { limit: hostPidsLimit(r.runtime, r.pids) },
     },
     netns: { nsmode: r.network === 'none' ? 'none' : ctx.rootless ? 'slirp4netns' : 'bridge' },
   };

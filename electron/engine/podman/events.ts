@@ -4,6 +4,7 @@
 import type { EngineEvent, EngineEventKind } from '../../../shared/types/engine.js';
 import type { PodmanConnection } from './connection.js';
 import { LABEL } from './labels.js';
+import { exitReason } from './exit-reason.js';
 
 interface LibpodEvent {
   Type: string;
@@ -39,7 +40,12 @@ export function toEngineEvent(e: LibpodEvent): EngineEvent | null {
     name: attrs.name ?? e.Actor.ID.slice(0, 12),
     time: e.timeNano ? Math.floor(e.timeNano / 1e6) : e.time * 1000,
   };
-  if (kind === 'die' && attrs.containerExitCode !== undefined) event.exitCode = Number(attrs.containerExitCode);
+  if (kind === 'die' && attrs.containerExitCode !== undefined) {
+    event.exitCode = Number(attrs.containerExitCode);
+    // The runtime label is what create asked for and then checked against inspect.
+    const reason = exitReason(attrs[LABEL.runtime] ?? '', event.exitCode, false);
+    if (reason) event.reason = reason;
+  }
   return event;
 }
 

@@ -4,6 +4,8 @@ import { existsSync, mkdirSync, openSync, closeSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { WardenError } from '../../../shared/errors.js';
 import { pingSocket, probeSocket } from './socket-discovery.js';
+import { ociRuntimeArg } from './oci-runtime.js';
+import type { RuntimeName } from '../../../shared/types/sandbox.js';
 
 /** The socket of Warden's own service; one per runtime when a runtime is forced (see runtime-router.ts). */
 export function ownedSocketPath(home: string, runtime?: string): string {
@@ -35,8 +37,8 @@ export interface OwnedServiceOptions {
   idleSeconds: number;
   /** When true the service outlives this process (CLI); otherwise it is stopped on exit. */
   detached: boolean;
-  /** Start the service with `--runtime NAME`, so every container it creates uses that runtime. */
-  runtime?: string;
+  /** Start the service with `--runtime` (a name, or runsc's wrapper path), so every container it creates uses that runtime. */
+  runtime?: RuntimeName;
   readyTimeoutMs?: number;
 }
 
@@ -67,7 +69,7 @@ export class OwnedService {
     if (existsSync(this.socketPath) && (await probeSocket(this.socketPath, 500)) === 'absent') rmSync(this.socketPath, { force: true });
     const logFile = ownedLogPath(opts.home, opts.runtime);
     const logFd = openSync(logFile, 'a');
-    const runtimeArgs = opts.runtime ? ['--runtime', opts.runtime] : [];
+    const runtimeArgs = opts.runtime ? ['--runtime', ociRuntimeArg(opts.runtime)] : [];
     try {
       this.child = spawn('podman', [...runtimeArgs, 'system', 'service', `--time=${opts.idleSeconds}`, `unix://${this.socketPath}`], {
         stdio: ['ignore', logFd, logFd],

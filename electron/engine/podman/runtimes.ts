@@ -13,6 +13,7 @@ import { LABEL } from './labels.js';
 import type { RuntimeRouter } from './runtime-router.js';
 import { sandboxRlimits } from './container-spec.js';
 import { hostLimits } from './host-limits.js';
+import { ociRuntimeArg, runscInstalled, runtimeFromInspect, RUNSC_INSTALL_HINT } from './oci-runtime.js';
 
 /** Order of preference for the default: crun is faster to start; runc works on more hosts. */
 const PREFERENCE: RuntimeName[] = ['crun', 'runc'];
@@ -32,10 +33,13 @@ export function chooseDefaultRuntime(checks: RuntimeCheck[]): RuntimeName | null
 export const RUNTIME_INSTALL_HINTS: Record<RuntimeName, string> = {
   runc: 'install it with `apt-get install runc`',
   crun: 'install it with `apt-get install crun` (on hosts with hybrid cgroups use runc instead)',
-  krun: 'krun needs crun built with libkrun (the crun-krun/krun package and libkrun) and /dev/kvm; neither is available from Debian 12, so use runc or crun here',
+  runsc: RUNSC_INSTALL_HINT,
+  krun: 'krun needs crun built with libkrun (the crun-krun/krun package and libkrun) and a /dev/kvm that boots a guest kernel; Debian ships neither, so use runc, or runsc (gVisor) for a stronger wall',
 };
 
 async function tryRuntime(conn: PodmanConnection, router: RuntimeRouter, image: string, name: RuntimeName): Promise<RuntimeCheck> {
+  // Without runsc the wrapper would still start a Podman service and fail only at start: say it plainly.
+  if (name === 'runsc' && !runscInstalled()) return { name, installed: false, works: false, reason: 'runsc (gVisor) is not installed' };
   const probeName = `warden-probe-${name}-${randomBytes(3).toString('hex')}`;
   try {
     const creator = await router.connectionFor(name);
@@ -43,13 +47,13 @@ async function tryRuntime(conn: PodmanConnection, router: RuntimeRouter, image: 
       name: probeName,
       image,
       command: ['true'],
-      oci_runtime: name,
+      oci_runtime: ociRuntimeArg(name),
       netns: { nsmode: 'none' },
       labels: { [LABEL.managed]: 'probe' },
       r_limits: sandboxRlimits(hostLimits()),
     }, `runtime probe ${name}`);
     const inspect = await conn.libpod<{ OCIRuntime: string }>('GET', `/containers/${probeName}/json`, undefined, 'runtime probe');
-    if (inspect.OCIRuntime !== name) {
+    if (runtimeFromInspect(inspect.OCIRuntime) !== name) {
       return { name, installed: false, works: false, reason: `Podman does not know the ${name} runtime` };
     }
     try {

@@ -2,6 +2,8 @@
 // Warden keeps no second copy of state, only what it wrote in labels.
 import type { SandboxInfo, SandboxState, NetworkMode } from '../../../shared/types/sandbox.js';
 import { LABEL, userLabels } from './labels.js';
+import { runtimeFromInspect } from './oci-runtime.js';
+import { exitReason } from './exit-reason.js';
 
 export interface LibpodListEntry {
   Id: string;
@@ -100,6 +102,7 @@ export function infoFromListEntry(e: LibpodListEntry): SandboxInfo {
     labels: userLabels(labels),
     exitCode: e.Exited ? e.ExitCode : null,
     oomKilled: false,
+    exitReason: e.Exited ? exitReason(labels[LABEL.runtime] ?? '', e.ExitCode, false) : null,
   };
 }
 
@@ -107,6 +110,8 @@ export function infoFromInspect(i: LibpodInspect): SandboxInfo {
   const labels = i.Config.Labels ?? {};
   const state = mapState(i.State.Status);
   const base = fromLabels(labels);
+  const runtime = runtimeFromInspect(i.OCIRuntime) || base.runtime;
+  const exitCode = state === 'exited' || state === 'dead' ? i.State.ExitCode : null;
   return {
     id: i.Id,
     name: i.Name.replace(/^\//, ''),
@@ -114,11 +119,12 @@ export function infoFromInspect(i: LibpodInspect): SandboxInfo {
     state,
     ...base,
     // inspect names the runtime actually in use; the label only says what was asked for.
-    runtime: i.OCIRuntime || base.runtime,
+    runtime,
     createdAt: isoOrNull(i.Created) ?? new Date(0).toISOString(),
     startedAt: state === 'running' || state === 'paused' ? isoOrNull(i.State.StartedAt) : null,
     labels: userLabels(labels),
-    exitCode: state === 'exited' || state === 'dead' ? i.State.ExitCode : null,
+    exitCode,
     oomKilled: i.State.OOMKilled,
+    exitReason: exitCode === null ? null : exitReason(runtime, exitCode, i.State.OOMKilled),
   };
 }

@@ -5,6 +5,7 @@ import { useStore } from '../../store/index.js';
 import { ResourceGraphs } from '../graphs/ResourceGraphs.js';
 import { SandboxActions } from '../sandboxes/SandboxActions.js';
 import { StateBadge } from '../sandboxes/StateBadge.js';
+import { TierBadge } from '../sandboxes/TierBadge.js';
 import { Uptime } from '../sandboxes/Uptime.js';
 import { TerminalView } from '../terminal/TerminalView.js';
 import { SandboxRuns } from '../runs/SandboxRuns.js';
@@ -22,6 +23,7 @@ function Facts({ sandbox }: { sandbox: SandboxInfo }) {
     ['Uptime', sandbox.state === 'running' ? <Uptime since={sandbox.startedAt} /> : '–'],
     ['Expires', sandbox.expiresAt ? new Date(sandbox.expiresAt).toLocaleString() : 'never'],
   ];
+  if (sandbox.exitReason) facts.push(['Ended', sandbox.exitReason]);
   return (
     <dl className="facts" data-testid="sandbox-facts">
       {facts.map(([k, v]) => (
@@ -60,6 +62,7 @@ export function SandboxDetail({ id }: { id: string }) {
         </button>
         <h1 id="detail-title">{sandbox.name}</h1>
         <StateBadge state={sandbox.state} busy={busy} />
+        <TierBadge runtime={sandbox.runtime} />
         <span className="muted mono">{sandbox.id.slice(0, 12)}</span>
         <span className="grow" />
         <SandboxActions sandbox={sandbox} />

@@ -1,7 +1,7 @@
 // Every option of a sandbox spec, with the engine's defaults filled in or shown as placeholders.
 import { useState } from 'react';
 import { toErrorInfo, type ErrorInfo } from '../../../../shared/errors.js';
-import { DEFAULT_SANDBOX_IMAGE } from '../../../../shared/types/sandbox.js';
+import { DEFAULT_SANDBOX_IMAGE, RUNTIMES, RUNTIME_TITLES } from '../../../../shared/types/sandbox.js';
 import { useServices } from '../../services.js';
 import { useStore } from '../../store/index.js';
 import { Modal } from '../shell/Modal.js';
@@ -80,15 +80,15 @@ export function CreateDialog() {
               <option value="nat">nat</option>
             </select>
           </Field>
-          <Field label="Runtime" error={errors.runtime}>
+          <Field label="Runtime" error={errors.runtime} hint={form.runtime === 'runsc' ? 'gVisor: the agent talks to a user-space kernel, not the host’s' : undefined}>
             <select name="runtime" value={form.runtime} onChange={set('runtime')}>
               <option value="">automatic</option>
-              {(['runc', 'crun', 'krun'] as const).map((r) => {
+              {RUNTIMES.map((r) => {
                 const check = runtimes.find((c) => c.name === r);
                 const usable = !check || check.works;
                 return (
                   <option key={r} value={r} disabled={!usable}>
-                    {r}
+                    {RUNTIME_TITLES[r]}
                     {check && !check.works ? ` (${check.installed ? 'does not work here' : 'not installed'})` : ''}
                   </option>
                 );

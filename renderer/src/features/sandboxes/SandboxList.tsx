@@ -8,6 +8,7 @@ import { useStore } from '../../store/index.js';
 import { SandboxActions } from './SandboxActions.js';
 import { Sparkline } from './Sparkline.js';
 import { StateBadge } from './StateBadge.js';
+import { TierBadge } from './TierBadge.js';
 import { Uptime } from './Uptime.js';
 import { CurrentRun } from './CurrentRun.js';
 
@@ -35,11 +36,18 @@ const SandboxRow = memo(function SandboxRow({ sandbox }: { sandbox: SandboxInfo 
       <td>
         <StateBadge state={sandbox.state} busy={busy} />
         {sandbox.oomKilled ? <span className="badge warn">OOM</span> : null}
+        {sandbox.exitReason && !sandbox.oomKilled ? (
+          <span className="badge warn" title={sandbox.exitReason}>
+            limit
+          </span>
+        ) : null}
       </td>
       <td className="mono image" title={sandbox.image}>
         {sandbox.image}
       </td>
-      <td className="mono">{sandbox.runtime}</td>
+      <td>
+        <TierBadge runtime={sandbox.runtime} />
+      </td>
       <td className="mono">{running ? <Uptime since={sandbox.startedAt} /> : '–'}</td>
       <td>{running ? <Sparkline sandboxId={sandbox.id} metric="cpu" label={(s) => formatPercent(s.cpuPercent)} testId="cpu-spark" /> : <span className="muted">–</span>}</td>
       <td>

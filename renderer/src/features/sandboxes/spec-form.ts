@@ -1,6 +1,6 @@
 // The create dialog's fields as text, turned into a spec and checked with the same zod schema the
 // engine's doors use, so a mistake is named next to its field before anything is sent.
-import { SandboxSpecSchema, type SandboxSpecInput } from '../../../../shared/types/sandbox.js';
+import { SandboxSpecSchema, type RuntimeName, type SandboxSpecInput } from '../../../../shared/types/sandbox.js';
 
 export interface SpecForm {
   name: string;
@@ -9,7 +9,7 @@ export interface SpecForm {
   cpus: string;
   pids: string;
   network: 'none' | 'nat';
-  runtime: '' | 'runc' | 'crun' | 'krun';
+  runtime: '' | RuntimeName;
   workspace: string;
   env: string;
   labels: string;
