@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { PolicyAction } from '../../../shared/types/policy.js';
 import type { CallDecision, DenyReason, ToolCallInfo, ToolName } from '../../../shared/types/run.js';
 import type { AuditRecord } from '../audit-sink.js';
+import type { AgentLimits } from './agent-limits.js';
 import type { Approvals } from './approvals.js';
 import type { ContextAuditSink } from './audit-context.js';
 import { GatewayDenial } from './denial.js';
@@ -71,6 +72,7 @@ export class CallRunner {
     private readonly runs: RunStore,
     private readonly approvals: Approvals,
     private readonly audit: ContextAuditSink,
+    private readonly limits: AgentLimits | null = null,
   ) {}
 
   private entry(actor: string, sandboxId: string | null, kind: string, payload: Record<string, unknown>): AuditRecord {
@@ -101,6 +103,13 @@ export class CallRunner {
     this.runs.callChanged(call);
   }
 
+  /** A call refused before any run could take it (the agent has its most runs open): recorded, then thrown. */
+  refuseUnfiled(ctx: AgentContext, tool: ToolName, sandboxId: string | null, args: Record<string, unknown>, denial: GatewayDenial): never {
+    const decision: CallDecision = { action: 'deny', source: 'agents.maxOpenRuns', reason: denial.message, denyReason: denial.reason };
+    this.audit.append(this.entry(ctx.agent, sandboxId, 'policy.denied', { runId: null, callId: null, tool, args, decision }));
+    throw denial;
+  }
+
   private deny<T>(spec: CallSpec<T>, call: ToolCallInfo, decision: CallDecision, denial: GatewayDenial): never {
     call.decision = decision;
     call.status = 'denied';
@@ -114,17 +123,32 @@ export class CallRunner {
   }
 
   async call<T>(spec: CallSpec<T>): Promise<T> {
+    const { run } = spec;
+    const call = this.runs.addCall(run, spec.tool, spec.args);
+    run.inFlight++;
+    let release: (() => void) | null = null;
+    try {
+      return await this.decideAndRun(spec, call, (r) => (release = r));
+    } finally {
+      run.inFlight--;
+      this.runs.touch(run);
+      (release as (() => void) | null)?.();
+    }
+  }
+
+  private async decideAndRun<T>(spec: CallSpec<T>, call: ToolCallInfo, held: (release: () => void) => void): Promise<T> {
     const { run, ctx } = spec;
     const budgets = run.budgets;
-    const call = this.runs.addCall(run, spec.tool, spec.args);
     spec.hooks?.onStart?.(run, call);
 
     // Budgets first, synchronously, so parallel calls at the limit cannot all slip through.
     if (run.status !== 'active') {
-      this.deny(spec, call, { action: 'deny', source: 'run', reason: `run ${run.id} has ${run.status}`, denyReason: 'budget' }, new GatewayDenial('budget', `run ${run.id} has ${run.status === 'expired' ? 'used its wall time' : 'ended'}; no more calls in it`, 'start a new run (another X-Warden-Run)'));
+      this.deny(spec, call, { action: 'deny', source: 'run', reason: `run ${run.id} has ${run.status}`, denyReason: 'budget' }, new GatewayDenial('budget', `run ${run.id} has ended${run.endReason ? `: ${run.endReason}` : ''}; no more calls in it`, 'start a new run (another X-Warden-Run)'));
     }
+    const limited = ctx.trusted ? null : this.limits?.admitCall(ctx.agent);
+    if (limited) this.deny(spec, call, { action: 'deny', source: limited.source, reason: limited.reason, denyReason: 'budget' }, new GatewayDenial('budget', limited.message, limited.hint));
     if (Date.now() - run.startedMs > budgets.wallTimeMs) {
-      this.runs.end(run, 'expired');
+      this.runs.end(run, 'expired', `it used its wall time (${budgets.wallTimeMs} ms)`);
       this.deny(spec, call, { action: 'deny', source: 'budgets.wallTimeMs', reason: `the run's wall time of ${budgets.wallTimeMs} ms is used`, denyReason: 'budget' }, new GatewayDenial('budget', `budget exceeded: the run's wall time (${budgets.wallTimeMs} ms) is used`, 'start a new run'));
     }
     if (run.reserved >= budgets.maxCalls) {
@@ -190,6 +214,15 @@ export class CallRunner {
       run.breaker.settle(false, probe);
       run.failures++;
       this.deny(spec, call, decision, new GatewayDenial(verdict.denyReason ?? 'policy', `denied by policy: ${verdict.reason}`, verdict.source === 'dynamic' ? 'write the program name out literally so policy can check it' : 'the policy is in $WARDEN_HOME/policy.yaml'));
+    }
+
+    if (spec.tool === 'exec' && !ctx.trusted && this.limits) {
+      const slot = this.limits.admitExec(ctx.agent);
+      if ('source' in slot) {
+        run.breaker.release(probe);
+        this.deny(spec, call, { action: 'deny', source: slot.source, reason: slot.reason, denyReason: 'budget' }, new GatewayDenial('budget', slot.message, slot.hint));
+      }
+      held(slot.release);
     }
 
     call.decision = decision;
