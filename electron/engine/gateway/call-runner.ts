@@ -147,7 +147,7 @@ export class CallRunner {
     }
     const limited = ctx.trusted ? null : this.limits?.admitCall(ctx.agent);
     if (limited) this.deny(spec, call, { action: 'deny', source: limited.source, reason: limited.reason, denyReason: 'budget' }, new GatewayDenial('budget', limited.message, limited.hint));
-    if (Date.now() - run.startedMs > budgets.wallTimeMs) {
+    if (this.runs.now() - run.startedMs > budgets.wallTimeMs) {
       this.runs.end(run, 'expired', `it used its wall time (${budgets.wallTimeMs} ms)`);
       this.deny(spec, call, { action: 'deny', source: 'budgets.wallTimeMs', reason: `the run's wall time of ${budgets.wallTimeMs} ms is used`, denyReason: 'budget' }, new GatewayDenial('budget', `budget exceeded: the run's wall time (${budgets.wallTimeMs} ms) is used`, 'start a new run'));
     }

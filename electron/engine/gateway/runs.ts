@@ -91,7 +91,8 @@ export class RunStore {
 
   constructor(
     private readonly events: EventBus,
-    private readonly now: () => number = Date.now,
+    /** The clock of runs (wall time, idleness): a spec passes its own. */
+    readonly now: () => number = Date.now,
   ) {}
 
   /**
