@@ -27,10 +27,17 @@ export interface PolicyVerdict {
   source: string;
   reason: string;
   denyReason?: DenyReason;
-  /** What "approve for this run" covers (e.g. "exec:git"). */
+  /** What "approve for this run" covers (e.g. "sandbox.create"); see scopes. */
   scope: string;
-  /** For the approval prompt. */
+  /**
+   * For an ask that covers several things (each program of a command that needs approval): all of
+   * them. An approval for the run covers exactly these; a later call is let through unasked only
+   * when every one of its own scopes was approved.
+   */
+  scopes?: string[];
+  /** For the approval prompt: the whole command (or path), and each program that needs the approval. */
   summary: string;
+  programs?: string[];
 }
 
 export interface CallHooks {
@@ -171,14 +178,15 @@ export class CallRunner {
       this.deny(spec, call, { action: 'deny', source: 'policy', reason: info.message, denyReason: reason }, err instanceof GatewayDenial ? err : new GatewayDenial(reason, info.message, info.hint, undefined, info.code));
     }
     let decision: CallDecision = { action: verdict.action, source: verdict.source, reason: verdict.reason, ...(verdict.denyReason ? { denyReason: verdict.denyReason } : {}) };
-    if (verdict.action === 'ask' && run.approvedForRun.has(verdict.scope)) {
-      decision = { action: 'allow', source: `approved for this run (${verdict.scope})`, reason: verdict.reason };
+    const scopes = verdict.scopes ?? [verdict.scope];
+    if (verdict.action === 'ask' && scopes.every((s) => run.approvedForRun.has(s))) {
+      decision = { action: 'allow', source: `approved for this run (${(verdict.programs ?? scopes).join('; ')})`, reason: verdict.reason };
     } else if (verdict.action === 'ask') {
       call.status = 'awaiting-approval';
       call.decision = decision;
       this.runs.callChanged(call);
       const approval = await this.approvals.request(
-        { runId: run.id, callId: call.id, agent: ctx.agent, sandboxId: spec.sandboxId, tool: spec.tool, summary: verdict.summary, reason: verdict.reason },
+        { runId: run.id, callId: call.id, agent: ctx.agent, sandboxId: spec.sandboxId, tool: spec.tool, summary: verdict.summary, programs: verdict.programs ?? [], reason: verdict.reason },
         spec.policy.approvals.timeoutMs,
         (info) => spec.hooks?.onApproval?.({ id: info.id, deadline: info.deadline, reason: verdict.reason }),
       );
@@ -190,8 +198,8 @@ export class CallRunner {
         ...(approved ? {} : { denyReason: approval.status === 'timeout' ? ('approval-timeout' as const) : ('approval-denied' as const) }),
         approval: { id: approval.id, decision: approval.decision ?? 'timeout', by: approval.decidedBy, at: approval.decidedAt ?? new Date().toISOString() },
       };
-      this.record(call, approval.decidedBy ?? 'system', spec.sandboxId, 'approval.decided', { runId: run.id, callId: call.id, approvalId: approval.id, tool: spec.tool, summary: verdict.summary, status: approval.status, decision: approval.decision, by: approval.decidedBy, requestedAt: approval.requestedAt, decidedAt: approval.decidedAt });
-      if (approval.decision === 'approve-run') run.approvedForRun.add(verdict.scope);
+      this.record(call, approval.decidedBy ?? 'system', spec.sandboxId, 'approval.decided', { runId: run.id, callId: call.id, approvalId: approval.id, tool: spec.tool, summary: verdict.summary, programs: approval.programs, status: approval.status, decision: approval.decision, by: approval.decidedBy, requestedAt: approval.requestedAt, decidedAt: approval.decidedAt });
+      if (approval.decision === 'approve-run') for (const s of scopes) run.approvedForRun.add(s);
       if (!approved) {
         run.breaker.settle(false, probe);
         run.failures++;

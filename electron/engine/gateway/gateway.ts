@@ -18,7 +18,7 @@ import type { ContextAuditSink } from './audit-context.js';
 import { CallOutput } from './call-output.js';
 import { CallRunner, boundArgs, type AgentContext, type CallHooks, type PolicyVerdict } from './call-runner.js';
 import { createVerdict, parseSandboxSpec } from './create-limits.js';
-import { decideCommand } from './command-policy.js';
+import { commandSummary, execVerdict } from './approval-scope.js';
 import { GatewayDenial } from './denial.js';
 import { listDirIn, readFileIn, writeFileIn } from './file-helper.js';
 import { effectivePolicy, type EffectivePolicy } from './policy-load.js';
@@ -251,9 +251,8 @@ export class Gateway implements GatewayMethodHandlers {
       verdict: () => {
         if (run.outputLeft() <= 0) throw new GatewayDenial('budget', `budget exceeded: the run has received its ${budgets.outputBytes} bytes of output`, 'start a new run, or raise budgets.outputBytes');
         if (!ctx.trusted && this.limits.outputLeft(ctx.agent) <= 0) throw new GatewayDenial('budget', `limit: agent ${ctx.agent} has received its ${this.policy.agents.outputBytesPerHour} bytes of output of the last hour, whatever its runs`, 'wait, or raise agents.outputBytesPerHour in the policy');
-        if (ctx.trusted) return { action: 'allow', source: 'user', reason: 'the user is not bound by agent policy', scope: 'exec', summary: `exec ${argv.join(' ').slice(0, 300)}` };
-        const d = decideCommand(policy.commands, argv, body.stdin);
-        return { action: d.action, source: d.source, reason: d.reason, scope: `exec:${d.program ?? ''}`, summary: `exec ${argv.join(' ').slice(0, 300)}`, ...(d.action === 'deny' ? { denyReason: 'policy' as const } : {}) };
+        if (ctx.trusted) return { action: 'allow', source: 'user', reason: 'the user is not bound by agent policy', scope: 'exec', summary: commandSummary(argv, body.stdin) };
+        return execVerdict(policy.commands, argv, body.stdin);
       },
       // The decision goes in with exec.started: one transaction, durable before the command starts.
       writesDecision: true,
