@@ -92,6 +92,8 @@ export interface SandboxInfo {
   labels: Record<string, string>;
   exitCode: number | null;
   oomKilled: boolean;
+  /** Made before sandboxes were labelled with their Warden home: shown to the user, never to agents. */
+  legacy?: boolean;
 }
 
 /** A sandbox is named by its id, an id prefix, or its name. */

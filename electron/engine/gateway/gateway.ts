@@ -113,8 +113,9 @@ export class Gateway implements GatewayMethodHandlers {
     return info;
   }
 
+  /** Legacy sandboxes (no home label: maybe another home's) are the user's only. */
   private mayAccess(ctx: AgentContext, info: SandboxInfo): boolean {
-    return ctx.trusted === true || this.policy.access === 'all' || info.labels[AGENT_LABEL] === ctx.agent;
+    return ctx.trusted === true || (!info.legacy && (this.policy.access === 'all' || info.labels[AGENT_LABEL] === ctx.agent));
   }
 
   private effective(info: SandboxInfo | null): EffectivePolicy {
@@ -147,7 +148,7 @@ export class Gateway implements GatewayMethodHandlers {
     // Counting the agent's sandboxes and creating one are one step per agent: parallel creates
     // cannot all see the same count (the user is not bound by create limits, so needs no lock).
     const create = async () => {
-      const count = ctx.trusted ? 0 : (await this.engine['sandbox.list']()).filter((s) => s.labels[AGENT_LABEL] === ctx.agent).length;
+      const count = ctx.trusted ? 0 : (await this.engine['sandbox.list']()).filter((s) => !s.legacy && s.labels[AGENT_LABEL] === ctx.agent).length;
       return this.runner.call({
         ctx,
         run,

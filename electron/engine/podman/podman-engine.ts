@@ -4,6 +4,7 @@ import { DEFAULT_SANDBOX_IMAGE } from '../../../shared/types/sandbox.js';
 import { PodmanConnection, type ConnectOptions } from './connection.js';
 import { detectRuntimes } from './runtimes.js';
 import { Sandboxes } from './sandboxes.js';
+import { homeId } from '../home-id.js';
 import { RuntimeRouter } from './runtime-router.js';
 
 export interface PodmanEngineOptions extends ConnectOptions {
@@ -19,7 +20,7 @@ export class PodmanEngine {
     readonly options: PodmanEngineOptions,
   ) {
     this.router = new RuntimeRouter(connection, { home: options.home, detached: options.detachedService ?? false });
-    this.sandboxes = new Sandboxes(connection, { defaultImage: options.image ?? defaultImage(options.env), router: this.router });
+    this.sandboxes = new Sandboxes(connection, { defaultImage: options.image ?? defaultImage(options.env), router: this.router, homeId: homeId(options.home) });
   }
 
   static async open(options: PodmanEngineOptions): Promise<PodmanEngine> {

@@ -84,6 +84,7 @@ export function infoFromListEntry(e: LibpodListEntry): SandboxInfo {
     createdAt: isoOrNull(e.Created) ?? new Date(0).toISOString(),
     startedAt: state === 'running' || state === 'paused' ? isoOrNull(e.StartedAt) : null,
     labels: userLabels(labels),
+    ...(labels[LABEL.home] === undefined ? { legacy: true } : {}),
     exitCode: e.Exited ? e.ExitCode : null,
     oomKilled: false,
   };
@@ -104,6 +105,7 @@ export function infoFromInspect(i: LibpodInspect): SandboxInfo {
     createdAt: isoOrNull(i.Created) ?? new Date(0).toISOString(),
     startedAt: state === 'running' || state === 'paused' ? isoOrNull(i.State.StartedAt) : null,
     labels: userLabels(labels),
+    ...(labels[LABEL.home] === undefined ? { legacy: true } : {}),
     exitCode: state === 'exited' || state === 'dead' ? i.State.ExitCode : null,
     oomKilled: i.State.OOMKilled,
   };
