@@ -8,6 +8,7 @@ import type { PolicyAction } from '../../../shared/types/policy.js';
 import type { CallDecision, DenyReason, ToolCallInfo, ToolName } from '../../../shared/types/run.js';
 import type { AuditRecord } from '../audit-sink.js';
 import type { AgentLimits } from './agent-limits.js';
+import type { Breaker } from './breaker.js';
 import type { Approvals } from './approvals.js';
 import type { ContextAuditSink } from './audit-context.js';
 import { GatewayDenial } from './denial.js';
@@ -162,7 +163,9 @@ export class CallRunner {
       this.deny(spec, call, { action: 'deny', source: 'budgets.maxCalls', reason: `the run has made its ${budgets.maxCalls} calls`, denyReason: 'budget' }, new GatewayDenial('budget', `budget exceeded: the run may make ${budgets.maxCalls} tool calls and has made them`, 'start a new run, or raise budgets.maxCalls in the policy'));
     }
     run.reserved++;
-    const admitted = run.breaker.admit();
+    // Destroying a sandbox is cleanup, not a failure mode: the breaker neither stops it nor counts it.
+    const breaker = spec.tool === 'sandbox.destroy' ? NO_BREAKER : run.breaker;
+    const admitted = breaker.admit();
     if (!admitted.ok) {
       this.deny(spec, call, { action: 'deny', source: 'breaker', reason: `the breaker is open after ${budgets.breaker.failures} failures in a row`, denyReason: 'breaker' }, new GatewayDenial('breaker', `the run's breaker is open after ${run.breaker.info().consecutiveFailures} failed calls in a row; retry in ${Math.ceil(admitted.retryAfterMs / 1000)} s`, 'look at why the calls fail; one probe call is let through after the cool-down', admitted.retryAfterMs, 'E_CONFLICT'));
     }
@@ -171,7 +174,7 @@ export class CallRunner {
     try {
       verdict = spec.verdict();
     } catch (err) {
-      run.breaker.settle(false, probe);
+      breaker.settle(false, probe);
       run.failures++;
       const info = toErrorInfo(err);
       const reason = (err as GatewayDenial).reason ?? 'policy';
@@ -201,7 +204,7 @@ export class CallRunner {
       this.record(call, approval.decidedBy ?? 'system', spec.sandboxId, 'approval.decided', { runId: run.id, callId: call.id, approvalId: approval.id, tool: spec.tool, summary: verdict.summary, programs: approval.programs, status: approval.status, decision: approval.decision, by: approval.decidedBy, requestedAt: approval.requestedAt, decidedAt: approval.decidedAt });
       if (approval.decision === 'approve-run') for (const s of scopes) run.approvedForRun.add(s);
       if (!approved) {
-        run.breaker.settle(false, probe);
+        breaker.settle(false, probe);
         run.failures++;
         const timeout = approval.status === 'timeout';
         this.deny(
@@ -219,7 +222,7 @@ export class CallRunner {
       }
     }
     if (decision.action === 'deny') {
-      run.breaker.settle(false, probe);
+      breaker.settle(false, probe);
       run.failures++;
       this.deny(spec, call, decision, new GatewayDenial(verdict.denyReason ?? 'policy', `denied by policy: ${verdict.reason}`, verdict.source === 'dynamic' ? 'write the program name out literally so policy can check it' : 'the policy is in $WARDEN_HOME/policy.yaml'));
     }
@@ -227,7 +230,7 @@ export class CallRunner {
     if (spec.tool === 'exec' && !ctx.trusted && this.limits) {
       const slot = this.limits.admitExec(ctx.agent);
       if ('source' in slot) {
-        run.breaker.release(probe);
+        breaker.release(probe);
         this.deny(spec, call, { action: 'deny', source: slot.source, reason: slot.reason, denyReason: 'budget' }, new GatewayDenial('budget', slot.message, slot.hint));
       }
       held(slot.release);
@@ -271,7 +274,7 @@ export class CallRunner {
       call.error = { code: info.code, message: info.message };
       this.finish(call);
       run.failures++;
-      run.breaker.settle(false, probe);
+      breaker.settle(false, probe);
       this.runs.callChanged(call);
       this.runs.changed(run);
       throw err;
@@ -280,7 +283,7 @@ export class CallRunner {
     call.status = ok ? 'ok' : 'failed';
     this.finish(call);
     if (!ok) run.failures++;
-    run.breaker.settle(ok, probe);
+    breaker.settle(ok, probe);
     this.runs.callChanged(call);
     this.runs.changed(run);
     return value;
@@ -291,6 +294,13 @@ export class CallRunner {
     call.durationMs = Date.parse(call.endedAt) - Date.parse(call.startedAt);
   }
 }
+
+/** The breaker of a call the breaker does not apply to. */
+const NO_BREAKER: Pick<Breaker, 'admit' | 'settle' | 'release'> = {
+  admit: () => ({ ok: true, probe: false }),
+  settle: () => undefined,
+  release: () => undefined,
+};
 
 const MAX_ARGS_JSON = 8 * 1024;
 
