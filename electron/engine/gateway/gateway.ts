@@ -119,7 +119,8 @@ export class Gateway implements GatewayMethodHandlers {
   }
 
   private effective(info: SandboxInfo | null): EffectivePolicy {
-    return effectivePolicy(this.policy, info?.name ?? null);
+    // Overrides loosen only for sandboxes the user made: an agent picks its sandboxes' names.
+    return effectivePolicy(this.policy, info?.name ?? null, info && !info.legacy && info.labels[AGENT_LABEL] === undefined ? 'user' : 'agent');
   }
 
   /** The call's run; an agent at its most open runs is refused here, and that is recorded too. */
