@@ -161,3 +161,14 @@ export class AgentLimits {
     return this.state(agent).creates.run(body);
   }
 }
+
+/** The user's execs: charged to the run's budget only (the agent limits do not bind the user). */
+export function runOnlyAllowance(run: { outputLeft(): number; outputBytes: number }): OutputAllowance {
+  return {
+    take: (n) => {
+      const got = Math.min(n, run.outputLeft());
+      run.outputBytes += got;
+      return got;
+    },
+  };
+}

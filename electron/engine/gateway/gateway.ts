@@ -11,19 +11,18 @@ import type { ApprovalInfo, RunDetail, RunInfo, ToolCallInfo, ToolName } from '.
 import type { SandboxInfo } from '../../../shared/types/sandbox.js';
 import type { WardenEngine } from '../engine.js';
 import { argvOf, type ExecHandlers } from '../podman/exec-session.js';
-import type { OutputAllowance } from '../podman/output-sink.js';
-import { AgentLimits } from './agent-limits.js';
+import { AgentLimits, runOnlyAllowance } from './agent-limits.js';
 import { Approvals } from './approvals.js';
 import type { ContextAuditSink } from './audit-context.js';
 import { CallOutput } from './call-output.js';
-import { CallRunner, boundArgs, type AgentContext, type CallHooks, type PolicyVerdict } from './call-runner.js';
+import { CallRunner, boundArgs, type AgentContext, type CallHooks } from './call-runner.js';
 import { createVerdict, parseSandboxSpec } from './create-limits.js';
 import { commandSummary, execVerdict } from './approval-scope.js';
 import { GatewayDenial } from './denial.js';
 import { listDirIn, readFileIn, writeFileIn } from './file-helper.js';
 import { effectivePolicy, type EffectivePolicy } from './policy-load.js';
 import { RunStore, type Run } from './runs.js';
-import { pathAccess, workspaceComponents, workspacePath } from './workspace-path.js';
+import { fileVerdict, pathAccess, workspaceComponents, workspacePath } from './workspace-path.js';
 
 export type { AgentContext } from './call-runner.js';
 
@@ -285,7 +284,7 @@ export class Gateway implements GatewayMethodHandlers {
             },
             // Each chunk is charged to the run (and the agent) as it comes, so execs running side by
             // side share what is left and their total never exceeds the budget.
-            allowance: ctx.trusted ? runAllowance(run) : this.limits.allowance(ctx.agent, { left: () => run.outputLeft(), charge: (n) => (run.outputBytes += n) }),
+            allowance: ctx.trusted ? runOnlyAllowance(run) : this.limits.allowance(ctx.agent, { left: () => run.outputLeft(), charge: (n) => (run.outputBytes += n) }),
           },
           { before: [decision!.record], onRecorded: decision!.written },
         ).finally(() => live.end());
@@ -305,14 +304,6 @@ export class Gateway implements GatewayMethodHandlers {
 
   // ---- files ----
 
-  private fileVerdict(ctx: AgentContext, policy: EffectivePolicy, path: string, write: boolean, op: string): PolicyVerdict {
-    if (ctx.trusted) return { action: 'allow', source: 'user', reason: `${op} ${path}`, scope: `${op}:${path}`, summary: `${op} ${path}` };
-    const access = pathAccess(policy.paths, path);
-    if (access.access === 'hidden') throw new GatewayDenial('path', `${path} is hidden from agents by policy (${access.rule})`);
-    if (write && access.access === 'read-only') throw new GatewayDenial('path', `${path} is read-only for agents by policy (${access.rule})`);
-    return { action: 'allow', source: access.rule ?? 'paths', reason: `${op} ${path}`, scope: `${op}:${path}`, summary: `${op} ${path}` };
-  }
-
   async readFile(ctx: AgentContext, ref: string, path: string, hooks?: CallHooks): Promise<Buffer> {
     let comps: string[] = [];
     let full = path;
@@ -330,7 +321,7 @@ export class Gateway implements GatewayMethodHandlers {
       verdict: () => {
         comps = workspaceComponents(path);
         full = workspacePath(comps);
-        return this.fileVerdict(ctx, policy, full, false, 'read');
+        return fileVerdict(ctx, policy, full, false, 'read');
       },
       body: async (call) => {
         const data = await readFileIn(this.engine.podman.connection, info.id, comps, this.policy.files.maxReadBytes);
@@ -365,7 +356,7 @@ export class Gateway implements GatewayMethodHandlers {
         comps = workspaceComponents(path);
         full = workspacePath(comps);
         if (comps.length === 0) throw new WardenError('E_BAD_INPUT', '/workspace is a directory; name a file in it');
-        return this.fileVerdict(ctx, policy, full, true, 'write');
+        return fileVerdict(ctx, policy, full, true, 'write');
       },
       body: async (call) => {
         const w = await writeFileIn(this.engine.podman.connection, info.id, comps, data);
@@ -397,7 +388,7 @@ export class Gateway implements GatewayMethodHandlers {
       verdict: () => {
         comps = workspaceComponents(path);
         full = workspacePath(comps);
-        return this.fileVerdict(ctx, policy, full, false, 'list');
+        return fileVerdict(ctx, policy, full, false, 'list');
       },
       body: async (call) => {
         const all = await listDirIn(this.engine.podman.connection, info.id, comps);
@@ -435,17 +426,6 @@ export class Gateway implements GatewayMethodHandlers {
     const stops = [this.engine.events.on('run.call', (c) => c.runId === runId && onCall(c)), this.engine.events.on('run.updated', (r) => r.id === runId && onRun(r))];
     return () => stops.forEach((s) => s());
   }
-}
-
-/** The user's execs: charged to the run's budget only. */
-function runAllowance(run: Run): OutputAllowance {
-  return {
-    take: (n) => {
-      const got = Math.min(n, run.outputLeft());
-      run.outputBytes += got;
-      return got;
-    },
-  };
 }
 
 function sha256(data: Buffer): string {
