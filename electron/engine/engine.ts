@@ -57,6 +57,7 @@ export class WardenEngine implements MethodHandlers {
   /** Follows engine events and expires sandboxes past their TTL: for long-lived doors (app, server). */
   async watch(reapEveryMs = 10_000): Promise<void> {
     this.engineEvents = new EngineEvents(this.podman.connection, {
+      homeId: this.podman.sandboxes.homeId,
       onEvent: (event) => this.events.emit('sandbox.event', event),
       onResync: () => this.events.emit('sandbox.resync', {}),
     });

@@ -35,6 +35,10 @@ export class Sandboxes {
     return this.options.defaultImage;
   }
 
+  get homeId(): string {
+    return this.options.homeId;
+  }
+
   async imageExists(image: string): Promise<boolean> {
     const status = await this.conn.call(`image ${image}`, async (docker) => {
       try {
