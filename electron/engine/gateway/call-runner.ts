@@ -114,7 +114,11 @@ export class CallRunner {
   /** A call refused before any run could take it (the agent has its most runs open): recorded, then thrown. */
   refuseUnfiled(ctx: AgentContext, tool: ToolName, sandboxId: string | null, args: Record<string, unknown>, denial: GatewayDenial): never {
     const decision: CallDecision = { action: 'deny', source: 'agents.maxOpenRuns', reason: denial.message, denyReason: denial.reason };
-    this.audit.append(this.entry(ctx.agent, sandboxId, 'policy.denied', { runId: null, callId: null, tool, args, decision }));
+    try {
+      this.audit.append(this.entry(ctx.agent, sandboxId, 'policy.denied', { runId: null, callId: null, tool, args, decision }));
+    } catch {
+      // as for every denial: the refusal stands whether or not the ledger took it
+    }
     throw denial;
   }
 
