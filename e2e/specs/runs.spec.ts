@@ -155,11 +155,12 @@ test.describe('runs', () => {
     expect(no.error?.message).toContain('denied by user (web shell)');
     expect(no.stdout).toBe('');
 
-    // Approved for the rest of the run: the next echo of the kind does not ask.
+    // Approved for the rest of the run: the same command does not ask again (the asking rule names
+    // arguments, so the approval covers exactly this argv; another e2e-ask-… argument would ask).
     const forRun = agent.exec(box.id, ['echo', `${ASK_ARG_PREFIX}for-run`]);
     await runs.answer(runs.approval(`${ASK_ARG_PREFIX}for-run`), 'approve-run');
     expect((await forRun).stdout).toBe(`${ASK_ARG_PREFIX}for-run\n`);
-    const again = await agent.exec(box.id, ['echo', `${ASK_ARG_PREFIX}again`]);
+    const again = await agent.exec(box.id, ['echo', `${ASK_ARG_PREFIX}for-run`]);
     expect(again.events[0]?.type).toBe('start');
 
     // The timeline keeps every answer: who, and what came of it.
@@ -180,7 +181,7 @@ test.describe('runs', () => {
     await expect(second.getByTestId('call-output')).toHaveCount(0);
     await expect(runs.call(4).getByTestId('call-approval')).toHaveText(/^approved for this run by user \(web shell\)/);
     await expect(runs.call(5).getByTestId('call-decision')).toHaveAttribute('data-asked', 'false');
-    await expect(runs.call(5).getByTestId('call-decision')).toContainText('approved for this run (exec:echo)');
+    await expect(runs.call(5).getByTestId('call-decision')).toContainText(`approved for this run (echo ${ASK_ARG_PREFIX}for-run`);
     await app.screenshot('runs-approvals');
   });
 

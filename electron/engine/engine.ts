@@ -58,6 +58,7 @@ export class WardenEngine implements MethodHandlers {
   async watch(reapEveryMs = 10_000): Promise<void> {
     if (this.engineEvents) return; // already watching: a second stream would double every event
     this.engineEvents = new EngineEvents(this.podman.connection, {
+      homeId: this.podman.sandboxes.homeId,
       onEvent: (event) => {
         // A sandbox removed with the podman CLI leaves its disk mounted: release it now, not at the next open.
         if (event.kind === 'remove') void this.podman.disks.releaseIfOrphan(event.sandboxId).catch(() => undefined);
@@ -173,6 +174,7 @@ export class WardenEngine implements MethodHandlers {
           return handlers.onStderr?.(c);
         },
         ...(handlers.drain ? { drain: handlers.drain } : {}),
+        ...(handlers.allowance ? { allowance: handlers.allowance } : {}),
       });
       const digests = { stdoutDigest: hashOut.digest('hex'), stderrDigest: hashErr.digest('hex') };
       this.record(sandbox.id, 'exec.finished', {

@@ -43,6 +43,7 @@ beforeAll(async () => {
       p.approvals.timeoutMs = 800;
       p.budgets.breaker = { failures: 2, cooldownMs: 700 };
       p.sandboxes = { 'steps-*': { budgets: { maxCalls: 5 } } };
+      p.agents.maxOpenRuns = 1000; // the path specs open a run per attempt
     }),
   );
   const info = await ts.agent('alice').createSandbox({ name: `t-${ts.t.runId}-a`, labels: ts.labels });

@@ -80,6 +80,26 @@ export const CreateLimitsSchema = z
   .refine((c) => !c.requireRuntime || c.runtimes.includes(c.requireRuntime), { message: 'requireRuntime must be one of runtimes', path: ['requireRuntime'] });
 export type CreateLimits = z.output<typeof CreateLimitsSchema>;
 
+/**
+ * Limits on one agent across all its runs: a new run key resets none of them. Optional in a policy
+ * file (older files stay valid): a missing field takes the default shown.
+ */
+export const AgentLimitsSchema = z
+  .object({
+    /** Tool calls an agent may start per minute (a bucket of this many, refilled over a minute). */
+    callsPerMinute: z.number().int().positive().default(600),
+    /** Execs of one agent running at once. */
+    concurrentExecs: z.number().int().positive().default(8),
+    /** Output (stdout+stderr) one agent may receive per hour (a bucket refilled over the hour). */
+    outputBytesPerHour: z.number().int().positive().default(1024 * 1024 * 1024),
+    /** Runs one agent may have open at once; a call that would open one more is refused. */
+    maxOpenRuns: z.number().int().positive().default(50),
+    /** A run with no call for this long ends (its key then starts nothing: use a new one). */
+    runIdleMs: z.number().int().positive().default(30 * 60 * 1000),
+  })
+  .strict();
+export type AgentLimitsPolicy = z.output<typeof AgentLimitsSchema>;
+
 const PolicyBodySchema = z
   .object({
     commands: z
@@ -107,6 +127,7 @@ const PolicyBodySchema = z
         maxWriteBytes: z.number().int().positive(),
       })
       .strict(),
+    agents: AgentLimitsSchema.default(AgentLimitsSchema.parse({})),
     /** "own": an agent sees and acts on only the sandboxes it created; "all": every Warden sandbox. */
     access: z.enum(['own', 'all']),
   })

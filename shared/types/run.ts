@@ -106,8 +106,10 @@ export interface ApprovalInfo {
   agent: string;
   sandboxId: string | null;
   tool: ToolName;
-  /** What is asked, for a person: the command line or the path. */
+  /** What is asked, for a person: the whole command line (and its stdin) or the path, never cut. */
   summary: string;
+  /** Each program of the command that needs this approval, with the rule that asks: what it covers. */
+  programs: string[];
   reason: string;
   requestedAt: string;
   deadline: string;

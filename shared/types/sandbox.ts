@@ -115,6 +115,8 @@ export interface SandboxInfo {
   oomKilled: boolean;
   /** Why it ended, when a limit ended it (under gVisor a limit ends the whole sandbox); null otherwise. */
   exitReason: string | null;
+  /** Made before sandboxes were labelled with their Warden home: shown to the user, never to agents. */
+  legacy?: boolean;
 }
 
 /** A sandbox is named by its id, an id prefix, or its name. */

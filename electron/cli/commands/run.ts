@@ -84,11 +84,14 @@ export function registerRun(program: Command): void {
       runCommand(!!o.json, async () => {
         const list = await (await client()).listApprovals();
         if (o.json) return printJson(list);
-        for (const a of list) process.stdout.write(`${a.id}  ${a.agent}  ${a.summary}  (until ${a.deadline}: ${a.reason})\n`);
+        for (const a of list) {
+          process.stdout.write(`${a.id}  ${a.agent}  ${a.summary}  (until ${a.deadline}: ${a.reason})\n`);
+          for (const p of a.programs ?? []) process.stdout.write(`    needs approval: ${p}\n`);
+        }
       }),
     );
   for (const [verb, desc] of [
-    ['approve', 'let a waiting call run (--always: and the same kind of call for the rest of its run)'],
+    ['approve', 'let a waiting call run (--always: and, for the rest of its run, the programs it lists)'],
     ['deny', 'refuse a waiting call'],
   ] as const) {
     run

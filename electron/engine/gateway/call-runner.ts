@@ -7,6 +7,8 @@ import { createHash } from 'node:crypto';
 import type { PolicyAction } from '../../../shared/types/policy.js';
 import type { CallDecision, DenyReason, ToolCallInfo, ToolName } from '../../../shared/types/run.js';
 import type { AuditRecord } from '../audit-sink.js';
+import type { AgentLimits } from './agent-limits.js';
+import type { Breaker } from './breaker.js';
 import type { Approvals } from './approvals.js';
 import type { ContextAuditSink } from './audit-context.js';
 import { GatewayDenial } from './denial.js';
@@ -26,10 +28,17 @@ export interface PolicyVerdict {
   source: string;
   reason: string;
   denyReason?: DenyReason;
-  /** What "approve for this run" covers (e.g. "exec:git"). */
+  /** What "approve for this run" covers (e.g. "sandbox.create"); see scopes. */
   scope: string;
-  /** For the approval prompt. */
+  /**
+   * For an ask that covers several things (each program of a command that needs approval): all of
+   * them. An approval for the run covers exactly these; a later call is let through unasked only
+   * when every one of its own scopes was approved.
+   */
+  scopes?: string[];
+  /** For the approval prompt: the whole command (or path), and each program that needs the approval. */
   summary: string;
+  programs?: string[];
 }
 
 export interface CallHooks {
@@ -71,6 +80,7 @@ export class CallRunner {
     private readonly runs: RunStore,
     private readonly approvals: Approvals,
     private readonly audit: ContextAuditSink,
+    private readonly limits: AgentLimits | null = null,
   ) {}
 
   private entry(actor: string, sandboxId: string | null, kind: string, payload: Record<string, unknown>): AuditRecord {
@@ -101,6 +111,17 @@ export class CallRunner {
     this.runs.callChanged(call);
   }
 
+  /** A call refused before any run could take it (the agent has its most runs open): recorded, then thrown. */
+  refuseUnfiled(ctx: AgentContext, tool: ToolName, sandboxId: string | null, args: Record<string, unknown>, denial: GatewayDenial): never {
+    const decision: CallDecision = { action: 'deny', source: 'agents.maxOpenRuns', reason: denial.message, denyReason: denial.reason };
+    try {
+      this.audit.append(this.entry(ctx.agent, sandboxId, 'policy.denied', { runId: null, callId: null, tool, args, decision }));
+    } catch {
+      // as for every denial: the refusal stands whether or not the ledger took it
+    }
+    throw denial;
+  }
+
   private deny<T>(spec: CallSpec<T>, call: ToolCallInfo, decision: CallDecision, denial: GatewayDenial): never {
     call.decision = decision;
     call.status = 'denied';
@@ -114,24 +135,41 @@ export class CallRunner {
   }
 
   async call<T>(spec: CallSpec<T>): Promise<T> {
+    const { run } = spec;
+    const call = this.runs.addCall(run, spec.tool, spec.args);
+    run.inFlight++;
+    let release: (() => void) | null = null;
+    try {
+      return await this.decideAndRun(spec, call, (r) => (release = r));
+    } finally {
+      run.inFlight--;
+      this.runs.touch(run);
+      (release as (() => void) | null)?.();
+    }
+  }
+
+  private async decideAndRun<T>(spec: CallSpec<T>, call: ToolCallInfo, held: (release: () => void) => void): Promise<T> {
     const { run, ctx } = spec;
     const budgets = run.budgets;
-    const call = this.runs.addCall(run, spec.tool, spec.args);
     spec.hooks?.onStart?.(run, call);
 
     // Budgets first, synchronously, so parallel calls at the limit cannot all slip through.
     if (run.status !== 'active') {
-      this.deny(spec, call, { action: 'deny', source: 'run', reason: `run ${run.id} has ${run.status}`, denyReason: 'budget' }, new GatewayDenial('budget', `run ${run.id} has ${run.status === 'expired' ? 'used its wall time' : 'ended'}; no more calls in it`, 'start a new run (another X-Warden-Run)'));
+      this.deny(spec, call, { action: 'deny', source: 'run', reason: `run ${run.id} has ${run.status}`, denyReason: 'budget' }, new GatewayDenial('budget', `run ${run.id} has ended${run.endReason ? `: ${run.endReason}` : ''}; no more calls in it`, 'start a new run (another X-Warden-Run)'));
     }
-    if (Date.now() - run.startedMs > budgets.wallTimeMs) {
-      this.runs.end(run, 'expired');
+    const limited = ctx.trusted ? null : this.limits?.admitCall(ctx.agent);
+    if (limited) this.deny(spec, call, { action: 'deny', source: limited.source, reason: limited.reason, denyReason: 'budget' }, new GatewayDenial('budget', limited.message, limited.hint));
+    if (this.runs.now() - run.startedMs > budgets.wallTimeMs) {
+      this.runs.end(run, 'expired', `it used its wall time (${budgets.wallTimeMs} ms)`);
       this.deny(spec, call, { action: 'deny', source: 'budgets.wallTimeMs', reason: `the run's wall time of ${budgets.wallTimeMs} ms is used`, denyReason: 'budget' }, new GatewayDenial('budget', `budget exceeded: the run's wall time (${budgets.wallTimeMs} ms) is used`, 'start a new run'));
     }
     if (run.reserved >= budgets.maxCalls) {
       this.deny(spec, call, { action: 'deny', source: 'budgets.maxCalls', reason: `the run has made its ${budgets.maxCalls} calls`, denyReason: 'budget' }, new GatewayDenial('budget', `budget exceeded: the run may make ${budgets.maxCalls} tool calls and has made them`, 'start a new run, or raise budgets.maxCalls in the policy'));
     }
     run.reserved++;
-    const admitted = run.breaker.admit();
+    // Destroying a sandbox is cleanup, not a failure mode: the breaker neither stops it nor counts it.
+    const breaker = spec.tool === 'sandbox.destroy' ? NO_BREAKER : run.breaker;
+    const admitted = breaker.admit();
     if (!admitted.ok) {
       this.deny(spec, call, { action: 'deny', source: 'breaker', reason: `the breaker is open after ${budgets.breaker.failures} failures in a row`, denyReason: 'breaker' }, new GatewayDenial('breaker', `the run's breaker is open after ${run.breaker.info().consecutiveFailures} failed calls in a row; retry in ${Math.ceil(admitted.retryAfterMs / 1000)} s`, 'look at why the calls fail; one probe call is let through after the cool-down', admitted.retryAfterMs, 'E_CONFLICT'));
     }
@@ -140,21 +178,22 @@ export class CallRunner {
     try {
       verdict = spec.verdict();
     } catch (err) {
-      run.breaker.settle(false, probe);
+      breaker.settle(false, probe);
       run.failures++;
       const info = toErrorInfo(err);
       const reason = (err as GatewayDenial).reason ?? 'policy';
       this.deny(spec, call, { action: 'deny', source: 'policy', reason: info.message, denyReason: reason }, err instanceof GatewayDenial ? err : new GatewayDenial(reason, info.message, info.hint, undefined, info.code));
     }
     let decision: CallDecision = { action: verdict.action, source: verdict.source, reason: verdict.reason, ...(verdict.denyReason ? { denyReason: verdict.denyReason } : {}) };
-    if (verdict.action === 'ask' && run.approvedForRun.has(verdict.scope)) {
-      decision = { action: 'allow', source: `approved for this run (${verdict.scope})`, reason: verdict.reason };
+    const scopes = verdict.scopes ?? [verdict.scope];
+    if (verdict.action === 'ask' && scopes.every((s) => run.approvedForRun.has(s))) {
+      decision = { action: 'allow', source: `approved for this run (${(verdict.programs ?? scopes).join('; ')})`, reason: verdict.reason };
     } else if (verdict.action === 'ask') {
       call.status = 'awaiting-approval';
       call.decision = decision;
       this.runs.callChanged(call);
       const approval = await this.approvals.request(
-        { runId: run.id, callId: call.id, agent: ctx.agent, sandboxId: spec.sandboxId, tool: spec.tool, summary: verdict.summary, reason: verdict.reason },
+        { runId: run.id, callId: call.id, agent: ctx.agent, sandboxId: spec.sandboxId, tool: spec.tool, summary: verdict.summary, programs: verdict.programs ?? [], reason: verdict.reason },
         spec.policy.approvals.timeoutMs,
         (info) => spec.hooks?.onApproval?.({ id: info.id, deadline: info.deadline, reason: verdict.reason }),
       );
@@ -166,10 +205,10 @@ export class CallRunner {
         ...(approved ? {} : { denyReason: approval.status === 'timeout' ? ('approval-timeout' as const) : ('approval-denied' as const) }),
         approval: { id: approval.id, decision: approval.decision ?? 'timeout', by: approval.decidedBy, at: approval.decidedAt ?? new Date().toISOString() },
       };
-      this.record(call, approval.decidedBy ?? 'system', spec.sandboxId, 'approval.decided', { runId: run.id, callId: call.id, approvalId: approval.id, tool: spec.tool, summary: verdict.summary, status: approval.status, decision: approval.decision, by: approval.decidedBy, requestedAt: approval.requestedAt, decidedAt: approval.decidedAt });
-      if (approval.decision === 'approve-run') run.approvedForRun.add(verdict.scope);
+      this.record(call, approval.decidedBy ?? 'system', spec.sandboxId, 'approval.decided', { runId: run.id, callId: call.id, approvalId: approval.id, tool: spec.tool, summary: verdict.summary, programs: approval.programs, status: approval.status, decision: approval.decision, by: approval.decidedBy, requestedAt: approval.requestedAt, decidedAt: approval.decidedAt });
+      if (approval.decision === 'approve-run') for (const s of scopes) run.approvedForRun.add(s);
       if (!approved) {
-        run.breaker.settle(false, probe);
+        breaker.settle(false, probe);
         run.failures++;
         const timeout = approval.status === 'timeout';
         this.deny(
@@ -187,9 +226,18 @@ export class CallRunner {
       }
     }
     if (decision.action === 'deny') {
-      run.breaker.settle(false, probe);
+      breaker.settle(false, probe);
       run.failures++;
       this.deny(spec, call, decision, new GatewayDenial(verdict.denyReason ?? 'policy', `denied by policy: ${verdict.reason}`, verdict.source === 'dynamic' ? 'write the program name out literally so policy can check it' : 'the policy is in $WARDEN_HOME/policy.yaml'));
+    }
+
+    if (spec.tool === 'exec' && !ctx.trusted && this.limits) {
+      const slot = this.limits.admitExec(ctx.agent);
+      if ('source' in slot) {
+        breaker.release(probe);
+        this.deny(spec, call, { action: 'deny', source: slot.source, reason: slot.reason, denyReason: 'budget' }, new GatewayDenial('budget', slot.message, slot.hint));
+      }
+      held(slot.release);
     }
 
     call.decision = decision;
@@ -230,7 +278,7 @@ export class CallRunner {
       call.error = { code: info.code, message: info.message };
       this.finish(call);
       run.failures++;
-      run.breaker.settle(false, probe);
+      breaker.settle(false, probe);
       this.runs.callChanged(call);
       this.runs.changed(run);
       throw err;
@@ -239,7 +287,7 @@ export class CallRunner {
     call.status = ok ? 'ok' : 'failed';
     this.finish(call);
     if (!ok) run.failures++;
-    run.breaker.settle(ok, probe);
+    breaker.settle(ok, probe);
     this.runs.callChanged(call);
     this.runs.changed(run);
     return value;
@@ -250,6 +298,13 @@ export class CallRunner {
     call.durationMs = Date.parse(call.endedAt) - Date.parse(call.startedAt);
   }
 }
+
+/** The breaker of a call the breaker does not apply to. */
+const NO_BREAKER: Pick<Breaker, 'admit' | 'settle' | 'release'> = {
+  admit: () => ({ ok: true, probe: false }),
+  settle: () => undefined,
+  release: () => undefined,
+};
 
 const MAX_ARGS_JSON = 8 * 1024;
 

@@ -166,6 +166,18 @@ function shellScript(args: string[]): { script?: string; readsStdin: boolean } {
   return { readsStdin };
 }
 
+/** One program of a command that needs a person's approval, and what approving it covers. */
+export interface CommandAsk {
+  /** For the person: the command as it would run, and the rule that asks. */
+  text: string;
+  /**
+   * What "approve for the rest of the run" stores: the rule and the program, and the whole argv
+   * when the rule names arguments (approving `git push origin main` is not approving `git push -f`);
+   * a dynamic command is only ever the very same command.
+   */
+  key: string;
+}
+
 export interface CommandDecision {
   action: PolicyAction;
   /** The rule or default that decided, as text. */
@@ -174,6 +186,8 @@ export interface CommandDecision {
   /** The program that decided (the strictest one). */
   program: string | null;
   programs: string[];
+  /** Every program whose decision is ask (when the whole decision is ask, all of these need approval). */
+  asks: CommandAsk[];
 }
 
 export interface CommandPolicy {
@@ -196,16 +210,26 @@ export function ruleText(rule: CommandRule): string {
   return `${rule.action} ${rule.command.join('|')}${rule.args ? ` [${rule.args.join('|')}]` : ''}`;
 }
 
+/** A word as a shell would need it written: plain when safe, else single-quoted. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_/.,:=@%+^-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
 export function decideCommand(policy: CommandPolicy, argv: string[], stdin?: string): CommandDecision {
   const expanded = expandCommand(argv, stdin);
-  let best: CommandDecision | null = null;
-  const consider = (d: CommandDecision) => {
-    if (!best || ACTION_RANK[d.action] > ACTION_RANK[best.action]) best = d;
-  };
+  let best: Omit<CommandDecision, 'asks'> | null = null;
+  const asks = new Map<string, CommandAsk>();
   const programs = expanded.map((e) => e.program);
+  const consider = (d: Omit<CommandDecision, 'asks' | 'programs'>, cmd: { argv: string[] }, withArgs: boolean) => {
+    if (d.action === 'ask') {
+      const key = `${d.source}\0${d.program ?? ''}${withArgs ? `\0${JSON.stringify(cmd.argv)}` : ''}`;
+      asks.set(key, { key, text: `${cmd.argv.map(shellQuote).join(' ')}  (${d.source === 'default' || d.source === 'dynamic' ? d.source : `rule: ${d.source}`})` });
+    }
+    if (!best || ACTION_RANK[d.action] > ACTION_RANK[best.action]) best = { ...d, programs };
+  };
   for (const cmd of expanded) {
     if (cmd.dynamic) {
-      consider({ action: policy.dynamic, source: 'dynamic', reason: `the program in "${cmd.argv.join(' ').slice(0, 120)}" is only known at run time, so policy cannot check it`, program: cmd.program, programs });
+      consider({ action: policy.dynamic, source: 'dynamic', reason: `the program in "${cmd.argv.join(' ').slice(0, 120)}" is only known at run time, so policy cannot check it`, program: cmd.program }, cmd, true);
       continue;
     }
     let matched = false;
@@ -214,9 +238,10 @@ export function decideCommand(policy: CommandPolicy, argv: string[], stdin?: str
       if (!c.command.some((re) => re.test(cmd.program))) continue;
       if (c.args && !cmd.argv.slice(1).some((a) => c.args!.some((re) => re.test(a)))) continue;
       matched = true;
-      consider({ action: rule.action, source: ruleText(rule), reason: rule.reason ?? `${cmd.program}: rule "${ruleText(rule)}"`, program: cmd.program, programs });
+      consider({ action: rule.action, source: ruleText(rule), reason: rule.reason ?? `${cmd.program}: rule "${ruleText(rule)}"`, program: cmd.program }, cmd, c.args !== null);
     }
-    if (!matched) consider({ action: policy.default, source: 'default', reason: `${cmd.program}: no rule matches; the default is ${policy.default}`, program: cmd.program, programs });
+    if (!matched) consider({ action: policy.default, source: 'default', reason: `${cmd.program}: no rule matches; the default is ${policy.default}`, program: cmd.program }, cmd, false);
   }
-  return best ?? { action: policy.default, source: 'default', reason: 'empty command', program: null, programs };
+  const decided: Omit<CommandDecision, 'asks'> = best ?? { action: policy.default, source: 'default', reason: 'empty command', program: null, programs };
+  return { ...decided, asks: decided.action === 'ask' ? [...asks.values()] : [] };
 }

@@ -6,22 +6,23 @@ import { WardenError } from '../../../shared/errors.js';
 import type { GatewayMethodHandlers, GatewayMethodParams } from '../../../shared/contracts/methods.js';
 import type { ApiExecBody, FileEntry, FileList, FileWritten } from '../../../shared/types/api.js';
 import type { ExecResult } from '../../../shared/types/exec.js';
-import { AGENT_FORBIDDEN_CREATE_FIELDS, type Policy } from '../../../shared/types/policy.js';
+import type { Policy } from '../../../shared/types/policy.js';
 import type { ApprovalInfo, RunDetail, RunInfo, ToolCallInfo, ToolName } from '../../../shared/types/run.js';
-import { RUNTIME_TITLES, SandboxSpecSchema, type SandboxInfo } from '../../../shared/types/sandbox.js';
+import type { SandboxInfo } from '../../../shared/types/sandbox.js';
 import type { WardenEngine } from '../engine.js';
 import { argvOf, type ExecHandlers } from '../podman/exec-session.js';
+import { AgentLimits, runOnlyAllowance } from './agent-limits.js';
 import { Approvals } from './approvals.js';
 import type { ContextAuditSink } from './audit-context.js';
 import { CallOutput } from './call-output.js';
-import { CallRunner, boundArgs, type AgentContext, type CallHooks, type PolicyVerdict } from './call-runner.js';
-import { decideCommand } from './command-policy.js';
+import { CallRunner, boundArgs, type AgentContext, type CallHooks } from './call-runner.js';
+import { createVerdict, parseSandboxSpec } from './create-limits.js';
+import { commandSummary, execVerdict } from './approval-scope.js';
 import { GatewayDenial } from './denial.js';
 import { listDirIn, readFileIn, writeFileIn } from './file-helper.js';
-import { globToRegExp } from './glob.js';
 import { effectivePolicy, type EffectivePolicy } from './policy-load.js';
 import { RunStore, type Run } from './runs.js';
-import { pathAccess, workspaceComponents, workspacePath } from './workspace-path.js';
+import { fileVerdict, pathAccess, workspaceComponents, workspacePath } from './workspace-path.js';
 
 export type { AgentContext } from './call-runner.js';
 
@@ -29,6 +30,7 @@ export type { AgentContext } from './call-runner.js';
 export const AGENT_LABEL = 'warden-gateway.agent';
 const PREVIEW_BYTES = 512;
 const RESOLVE_CACHE_MS = 2000;
+const SWEEP_MS = 60_000;
 
 export interface ExecOutcome extends ExecResult {
   runId: string;
@@ -46,6 +48,8 @@ export class Gateway implements GatewayMethodHandlers {
   private readonly runner: CallRunner;
   private readonly resolved = new Map<string, { info: SandboxInfo; until: number }>();
   private readonly stopEvents: () => void;
+  private readonly limits: AgentLimits;
+  private readonly sweeper: NodeJS.Timeout;
   policy: Policy;
   readonly policySource: string | null;
 
@@ -57,14 +61,20 @@ export class Gateway implements GatewayMethodHandlers {
     this.policy = options.policy;
     this.policySource = options.policySource ?? null;
     this.runs = new RunStore(engine.events);
+    this.runs.limits = () => this.policy.agents;
+    this.limits = new AgentLimits(() => this.policy.agents);
     this.approvals = new Approvals(engine.events);
-    this.runner = new CallRunner(this.runs, this.approvals, audit);
+    this.runner = new CallRunner(this.runs, this.approvals, audit, this.limits);
     this.stopEvents = engine.events.on('sandbox.event', (e) => {
       if (e.kind === 'remove') this.resolved.clear();
     });
+    // Idle runs end even when no call comes to notice them.
+    this.sweeper = setInterval(() => this.runs.sweep(), SWEEP_MS);
+    this.sweeper.unref();
   }
 
   close(): void {
+    clearInterval(this.sweeper);
     this.stopEvents();
     this.approvals.close();
   }
@@ -82,7 +92,7 @@ export class Gateway implements GatewayMethodHandlers {
     }
     if (!this.mayAccess(ctx, info)) {
       // Recorded as a decision: the agent asked for a sandbox it may not touch.
-      const run = this.runs.open(ctx.agent, ctx.runKey, null, () => this.policy.budgets);
+      const run = this.openRun(ctx, null, tool, { ref });
       await this.runner
         .call({
           ctx,
@@ -102,16 +112,24 @@ export class Gateway implements GatewayMethodHandlers {
     return info;
   }
 
+  /** Legacy sandboxes (no home label: maybe another home's) are the user's only. */
   private mayAccess(ctx: AgentContext, info: SandboxInfo): boolean {
-    return ctx.trusted === true || this.policy.access === 'all' || info.labels[AGENT_LABEL] === ctx.agent;
+    return ctx.trusted === true || (!info.legacy && (this.policy.access === 'all' || info.labels[AGENT_LABEL] === ctx.agent));
   }
 
   private effective(info: SandboxInfo | null): EffectivePolicy {
-    return effectivePolicy(this.policy, info?.name ?? null);
+    // Overrides loosen only for sandboxes the user made: an agent picks its sandboxes' names.
+    return effectivePolicy(this.policy, info?.name ?? null, info && !info.legacy && info.labels[AGENT_LABEL] === undefined ? 'user' : 'agent');
   }
 
-  private openRun(ctx: AgentContext, info: SandboxInfo | null): Run {
-    return this.runs.open(ctx.agent, ctx.runKey, info ? { id: info.id, name: info.name } : null, () => this.effective(info).budgets);
+  /** The call's run; an agent at its most open runs is refused here, and that is recorded too. */
+  private openRun(ctx: AgentContext, info: SandboxInfo | null, tool: ToolName, args: Record<string, unknown>): Run {
+    try {
+      return this.runs.open(ctx.agent, ctx.runKey, info ? { id: info.id, name: info.name } : null, () => this.effective(info).budgets, { unlimited: ctx.trusted === true });
+    } catch (err) {
+      if (err instanceof GatewayDenial) this.runner.refuseUnfiled(ctx, tool, info?.id ?? null, args, err);
+      throw err;
+    }
   }
 
   async listSandboxes(ctx: AgentContext): Promise<SandboxInfo[]> {
@@ -123,79 +141,52 @@ export class Gateway implements GatewayMethodHandlers {
     return this.engine['sandbox.inspect']({ ref: info.id });
   }
 
-  private createVerdict(ctx: AgentContext, raw: Record<string, unknown>): PolicyVerdict {
-    const refuse = (message: string, hint?: string): never => {
-      throw new GatewayDenial('create-limits', message, hint);
-    };
-    const forbidden = Object.keys(raw).filter((k) => (AGENT_FORBIDDEN_CREATE_FIELDS as readonly string[]).includes(k));
-    if (forbidden.length) refuse(`agents may not ask for ${forbidden.join(', ')}: no host mounts, privileges, capabilities, devices or host namespaces`, 'leave these fields out; the sandbox gets a private /workspace');
-    const parsed = SandboxSpecSchema.safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new WardenError('E_BAD_INPUT', `sandbox spec: ${issue.path.join('.') || '(top)'}: ${issue.message}`);
-    }
-    const spec = parsed.data;
-    const lim = this.policy.create;
-    const image = spec.image;
-    if (image && image !== this.engine.podman.sandboxes.defaultImage && !lim.images.some((g) => globToRegExp(g, false).test(image))) refuse(`image ${image} is not one agents may use (${lim.images.join(', ')})`);
-    const network = spec.network ?? this.policy.network.default;
-    if (!this.policy.network.allowed.includes(network)) refuse(`network ${network} is not allowed for agents (allowed: ${this.policy.network.allowed.join(', ')})`);
-    if (lim.requireRuntime && spec.runtime && spec.runtime !== lim.requireRuntime) {
-      refuse(`runtime ${spec.runtime} is refused: policy requires every agent sandbox to run in ${RUNTIME_TITLES[lim.requireRuntime]}`, `leave runtime out (you get ${lim.requireRuntime}) or ask for ${lim.requireRuntime}`);
-    }
-    if (spec.runtime && !lim.runtimes.includes(spec.runtime)) refuse(`runtime ${spec.runtime} is not allowed for agents (allowed: ${lim.runtimes.join(', ')})`);
-    if (spec.memory !== undefined && spec.memory > lim.maxMemoryBytes) refuse(`memory ${spec.memory} is over the ${lim.maxMemoryBytes} bytes agents may ask for`);
-    if (spec.cpus !== undefined && spec.cpus > lim.maxCpus) refuse(`cpus ${spec.cpus} is over the ${lim.maxCpus} agents may ask for`);
-    if (spec.disk !== undefined && spec.disk > lim.maxDiskBytes) refuse(`disk ${spec.disk} is over the ${lim.maxDiskBytes} bytes agents may ask for`);
-    if (spec.pids !== undefined && spec.pids > lim.maxPids) refuse(`pids ${spec.pids} is over the ${lim.maxPids} agents may ask for`);
-    if (spec.ttlSeconds !== undefined && spec.ttlSeconds > lim.maxTtlSeconds) refuse(`ttlSeconds ${spec.ttlSeconds} is over the ${lim.maxTtlSeconds} agents may ask for`);
-    return { action: 'allow', source: 'create', reason: 'within the create limits', scope: 'sandbox.create', summary: `create sandbox ${spec.name ?? ''}`.trim() };
-  }
-
   async createSandbox(ctx: AgentContext, raw: unknown, hooks?: CallHooks): Promise<SandboxInfo> {
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new WardenError('E_BAD_INPUT', 'sandbox spec: expected a JSON object');
     const input = raw as Record<string, unknown>;
-    const run = this.openRun(ctx, null);
-    const mine = async () => (await this.engine['sandbox.list']()).filter((s) => s.labels[AGENT_LABEL] === ctx.agent).length;
-    const count = await mine();
-    return this.runner.call({
-      ctx,
-      run,
-      sandboxId: null,
-      tool: 'sandbox.create',
-      args: boundArgs(input),
-      policy: this.effective(null),
-      hooks,
-      verdict: () => {
-        if (ctx.trusted) return { action: 'allow', source: 'user', reason: 'the user is not bound by create limits', scope: 'sandbox.create', summary: 'create sandbox' };
-        const v = this.createVerdict(ctx, input);
-        if (count >= this.policy.create.maxSandboxes) throw new GatewayDenial('create-limits', `agent ${ctx.agent} already has ${count} sandboxes, the most policy allows`, 'destroy one first');
-        return v;
-      },
-      body: async () => {
-        const parsed = SandboxSpecSchema.safeParse(input);
-        if (!parsed.success) throw new WardenError('E_BAD_INPUT', `sandbox spec: ${parsed.error.issues[0]!.path.join('.') || '(top)'}: ${parsed.error.issues[0]!.message}`);
-        const spec = parsed.data;
-        const info = await this.engine['sandbox.create']({
-          ...spec,
-          network: spec.network ?? this.policy.network.default,
-          // A tier the policy requires applies to agents; the user picks freely.
-          runtime: spec.runtime ?? (ctx.trusted ? undefined : this.policy.create.requireRuntime),
-          labels: { ...spec.labels, [AGENT_LABEL]: ctx.agent },
-        });
-        if (run.sandboxId === null) this.runs.bind(run, { id: info.id, name: info.name }, this.effective(info).budgets);
-        return info;
-      },
-      settle: (call, info) => {
-        call.args = { ...call.args, sandboxId: info.id, name: info.name };
-        return true;
-      },
-    });
+    const run = this.openRun(ctx, null, 'sandbox.create', boundArgs(input));
+    // Counting the agent's sandboxes and creating one are one step per agent: parallel creates
+    // cannot all see the same count (the user is not bound by create limits, so needs no lock).
+    const create = async () => {
+      const count = ctx.trusted ? 0 : (await this.engine['sandbox.list']()).filter((s) => !s.legacy && s.labels[AGENT_LABEL] === ctx.agent).length;
+      return this.runner.call({
+        ctx,
+        run,
+        sandboxId: null,
+        tool: 'sandbox.create',
+        args: boundArgs(input),
+        policy: this.effective(null),
+        hooks,
+        verdict: () => {
+          if (ctx.trusted) return { action: 'allow', source: 'user', reason: 'the user is not bound by create limits', scope: 'sandbox.create', summary: 'create sandbox' };
+          const v = createVerdict(this.policy, this.engine.podman.sandboxes.defaultImage, input);
+          if (count >= this.policy.create.maxSandboxes) throw new GatewayDenial('create-limits', `agent ${ctx.agent} already has ${count} sandboxes, the most policy allows`, 'destroy one first');
+          return v;
+        },
+        body: async () => {
+          const spec = parseSandboxSpec(input);
+          const info = await this.engine['sandbox.create']({
+            ...spec,
+            network: spec.network ?? this.policy.network.default,
+            // A tier the policy requires applies to agents; the user picks freely.
+            runtime: spec.runtime ?? (ctx.trusted ? undefined : this.policy.create.requireRuntime),
+            labels: { ...spec.labels, [AGENT_LABEL]: ctx.agent },
+          });
+          if (run.sandboxId === null) this.runs.bind(run, { id: info.id, name: info.name }, this.effective(info).budgets);
+          return info;
+        },
+        settle: (call, info) => {
+          call.args = { ...call.args, sandboxId: info.id, name: info.name };
+          return true;
+        },
+      });
+    };
+    return ctx.trusted ? create() : this.limits.underCreateLock(ctx.agent, create);
   }
 
   private async lifecycle(ctx: AgentContext, ref: string, tool: 'sandbox.destroy' | 'sandbox.start' | 'sandbox.stop'): Promise<SandboxInfo | { id: string; name: string }> {
     const info = await this.resolve(ctx, ref, tool);
-    const run = this.openRun(ctx, info);
+    const run = this.openRun(ctx, info, tool, { ref });
     const result = await this.runner.call<SandboxInfo | { id: string; name: string }>({
       ctx,
       run,
@@ -228,9 +219,9 @@ export class Gateway implements GatewayMethodHandlers {
 
   async exec(ctx: AgentContext, ref: string, body: ApiExecBody, handlers: ExecHandlers & CallHooks = {}): Promise<ExecOutcome> {
     const info = await this.resolve(ctx, ref, 'exec');
-    const run = this.openRun(ctx, info);
-    const policy = this.effective(info);
     const argv = argvOf(body.cmd);
+    const run = this.openRun(ctx, info, 'exec', { argv });
+    const policy = this.effective(info);
     const budgets = run.budgets;
     const timeoutMs = Math.min(body.timeoutMs ?? budgets.execTimeoutMs, budgets.maxExecTimeoutMs);
     const args: Record<string, unknown> = { argv, cwd: body.cwd ?? null, timeoutMs };
@@ -261,11 +252,10 @@ export class Gateway implements GatewayMethodHandlers {
         ...(handlers.onRunning ? { onRunning: handlers.onRunning } : {}),
       },
       verdict: () => {
-        const remaining = budgets.outputBytes - run.outputBytes;
-        if (remaining <= 0) throw new GatewayDenial('budget', `budget exceeded: the run has received its ${budgets.outputBytes} bytes of output`, 'start a new run, or raise budgets.outputBytes');
-        if (ctx.trusted) return { action: 'allow', source: 'user', reason: 'the user is not bound by agent policy', scope: 'exec', summary: `exec ${argv.join(' ').slice(0, 300)}` };
-        const d = decideCommand(policy.commands, argv, body.stdin);
-        return { action: d.action, source: d.source, reason: d.reason, scope: `exec:${d.program ?? ''}`, summary: `exec ${argv.join(' ').slice(0, 300)}`, ...(d.action === 'deny' ? { denyReason: 'policy' as const } : {}) };
+        if (run.outputLeft() <= 0) throw new GatewayDenial('budget', `budget exceeded: the run has received its ${budgets.outputBytes} bytes of output`, 'start a new run, or raise budgets.outputBytes');
+        if (!ctx.trusted && this.limits.outputLeft(ctx.agent) <= 0) throw new GatewayDenial('budget', `limit: agent ${ctx.agent} has received its ${this.policy.agents.outputBytesPerHour} bytes of output of the last hour, whatever its runs`, 'wait, or raise agents.outputBytesPerHour in the policy');
+        if (ctx.trusted) return { action: 'allow', source: 'user', reason: 'the user is not bound by agent policy', scope: 'exec', summary: commandSummary(argv, body.stdin) };
+        return execVerdict(policy.commands, argv, body.stdin);
       },
       // The decision goes in with exec.started: one transaction, durable before the command starts.
       writesDecision: true,
@@ -278,7 +268,7 @@ export class Gateway implements GatewayMethodHandlers {
           {
             cmd: body.cmd,
             timeoutMs,
-            outputLimitBytes: Math.max(1, budgets.outputBytes - run.outputBytes),
+            outputLimitBytes: Math.max(1, run.outputLeft()),
             ...(body.cwd !== undefined ? { cwd: body.cwd } : {}),
             ...(body.env !== undefined ? { env: body.env } : {}),
             ...(body.stdin !== undefined ? { stdin: body.stdin } : {}),
@@ -294,12 +284,14 @@ export class Gateway implements GatewayMethodHandlers {
               live.push('stderr', c);
               handlers.onStderr?.(c);
             },
+            // Each chunk is charged to the run (and the agent) as it comes, so execs running side by
+            // side share what is left and their total never exceeds the budget.
+            allowance: ctx.trusted ? runOnlyAllowance(run) : this.limits.allowance(ctx.agent, { left: () => run.outputLeft(), charge: (n) => (run.outputBytes += n) }),
           },
           { before: [decision!.record], onRecorded: decision!.written },
         ).finally(() => live.end());
       },
       settle: (call, r) => {
-        run.outputBytes += r.stdoutBytes + r.stderrBytes;
         call.exitCode = r.exitCode;
         call.digests = { stdout: r.stdoutDigest, stderr: r.stderrDigest };
         call.bytes = { stdout: r.stdoutBytes, stderr: r.stderrBytes };
@@ -314,19 +306,11 @@ export class Gateway implements GatewayMethodHandlers {
 
   // ---- files ----
 
-  private fileVerdict(ctx: AgentContext, policy: EffectivePolicy, path: string, write: boolean, op: string): PolicyVerdict {
-    if (ctx.trusted) return { action: 'allow', source: 'user', reason: `${op} ${path}`, scope: `${op}:${path}`, summary: `${op} ${path}` };
-    const access = pathAccess(policy.paths, path);
-    if (access.access === 'hidden') throw new GatewayDenial('path', `${path} is hidden from agents by policy (${access.rule})`);
-    if (write && access.access === 'read-only') throw new GatewayDenial('path', `${path} is read-only for agents by policy (${access.rule})`);
-    return { action: 'allow', source: access.rule ?? 'paths', reason: `${op} ${path}`, scope: `${op}:${path}`, summary: `${op} ${path}` };
-  }
-
   async readFile(ctx: AgentContext, ref: string, path: string, hooks?: CallHooks): Promise<Buffer> {
     let comps: string[] = [];
     let full = path;
     const info = await this.resolve(ctx, ref, 'file.read');
-    const run = this.openRun(ctx, info);
+    const run = this.openRun(ctx, info, 'file.read', { path });
     const policy = this.effective(info);
     return this.runner.call({
       ctx,
@@ -339,7 +323,7 @@ export class Gateway implements GatewayMethodHandlers {
       verdict: () => {
         comps = workspaceComponents(path);
         full = workspacePath(comps);
-        return this.fileVerdict(ctx, policy, full, false, 'read');
+        return fileVerdict(ctx, policy, full, false, 'read');
       },
       body: async (call) => {
         const data = await readFileIn(this.engine.podman.connection, info.id, comps, this.policy.files.maxReadBytes);
@@ -359,7 +343,7 @@ export class Gateway implements GatewayMethodHandlers {
     let full = path;
     if (data.length > this.policy.files.maxWriteBytes) throw new WardenError('E_TOO_LARGE', `the file is ${data.length} bytes, more than the ${this.policy.files.maxWriteBytes} the file API writes`);
     const info = await this.resolve(ctx, ref, 'file.write');
-    const run = this.openRun(ctx, info);
+    const run = this.openRun(ctx, info, 'file.write', { path, bytes: data.length });
     const policy = this.effective(info);
     const digest = sha256(data);
     return this.runner.call({
@@ -374,7 +358,7 @@ export class Gateway implements GatewayMethodHandlers {
         comps = workspaceComponents(path);
         full = workspacePath(comps);
         if (comps.length === 0) throw new WardenError('E_BAD_INPUT', '/workspace is a directory; name a file in it');
-        return this.fileVerdict(ctx, policy, full, true, 'write');
+        return fileVerdict(ctx, policy, full, true, 'write');
       },
       body: async (call) => {
         const w = await writeFileIn(this.engine.podman.connection, info.id, comps, data);
@@ -393,7 +377,7 @@ export class Gateway implements GatewayMethodHandlers {
     let comps: string[] = [];
     let full = path;
     const info = await this.resolve(ctx, ref, 'file.list');
-    const run = this.openRun(ctx, info);
+    const run = this.openRun(ctx, info, 'file.list', { path });
     const policy = this.effective(info);
     return this.runner.call({
       ctx,
@@ -406,7 +390,7 @@ export class Gateway implements GatewayMethodHandlers {
       verdict: () => {
         comps = workspaceComponents(path);
         full = workspacePath(comps);
-        return this.fileVerdict(ctx, policy, full, false, 'list');
+        return fileVerdict(ctx, policy, full, false, 'list');
       },
       body: async (call) => {
         const all = await listDirIn(this.engine.podman.connection, info.id, comps);

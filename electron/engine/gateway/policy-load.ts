@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { WardenError } from '../../../shared/errors.js';
 import { PolicySchema, type Budgets, type Policy, type PolicyOverride } from '../../../shared/types/policy.js';
 import { globToRegExp } from './glob.js';
+import { applyOverride, applyTightening } from './policy-override.js';
 
 export const POLICY_FILES = ['policy.yaml', 'policy.yml', 'policy.json'];
 
@@ -54,21 +55,16 @@ export interface EffectivePolicy {
   approvals: Policy['approvals'];
 }
 
-export function effectivePolicy(policy: Policy, sandboxName: string | null): EffectivePolicy {
-  const eff: EffectivePolicy = { commands: policy.commands, paths: policy.paths, budgets: policy.budgets, approvals: policy.approvals };
+/**
+ * For a sandbox an agent created (or one not yet known), overrides only tighten; for one the user
+ * created they apply in full (policy-override.ts says why).
+ */
+export function effectivePolicy(policy: Policy, sandboxName: string | null, createdBy: 'user' | 'agent' = 'agent'): EffectivePolicy {
+  let eff: EffectivePolicy = { commands: policy.commands, paths: policy.paths, budgets: policy.budgets, approvals: policy.approvals };
   if (!sandboxName || !policy.sandboxes) return eff;
   for (const [glob, o] of Object.entries(policy.sandboxes) as Array<[string, PolicyOverride]>) {
     if (!globToRegExp(glob, false).test(sandboxName)) continue;
-    if (o.commands) {
-      eff.commands = {
-        default: o.commands.default ?? eff.commands.default,
-        dynamic: o.commands.dynamic ?? eff.commands.dynamic,
-        rules: [...(o.commands.rules ?? []), ...eff.commands.rules],
-      };
-    }
-    if (o.paths) eff.paths = [...o.paths, ...eff.paths];
-    if (o.budgets) eff.budgets = { ...eff.budgets, ...o.budgets } as Budgets;
-    if (o.approvals) eff.approvals = o.approvals;
+    eff = createdBy === 'user' ? applyOverride(eff, o) : applyTightening(eff, o);
   }
   return eff;
 }

@@ -1,13 +1,26 @@
 // Runs and their tool calls, in memory, pushed on the event bus on every change. The ledger is the
-// durable record; this is the live, queryable view (list, get, follow).
+// durable record; this is the live, queryable view (list, get, follow). Memory stays bounded: an
+// agent has at most maxOpenRuns open, a run idle for runIdleMs ends, and ended runs beyond a cap
+// are dropped from memory (the ledger keeps them).
 import { randomBytes } from 'node:crypto';
 import { WardenError } from '../../../shared/errors.js';
 import type { Budgets } from '../../../shared/types/policy.js';
 import { pendingCall, type RunDetail, type RunInfo, type RunQuery, type ToolCallInfo, type ToolName } from '../../../shared/types/run.js';
 import type { EventBus } from '../event-bus.js';
 import { Breaker } from './breaker.js';
+import { GatewayDenial } from './denial.js';
 
-const MAX_RUNS = 10_000;
+/** Ended runs (and their calls) kept in memory for list/get; older ones are dropped, oldest first. */
+export const MAX_ENDED_RUNS = 1000;
+export const MAX_ENDED_CALLS = 50_000;
+/** Idle runs are looked for at most this often on open (and by the gateway's timer). */
+const SWEEP_EVERY_MS = 1000;
+
+/** What opening runs is held to (from the policy's agents section); null: unlimited (the user). */
+export interface RunLimits {
+  maxOpenRuns: number;
+  runIdleMs: number;
+}
 
 export class Run {
   readonly calls: ToolCallInfo[] = [];
@@ -20,7 +33,13 @@ export class Run {
   readonly approvedForRun = new Set<string>();
   status: RunInfo['status'] = 'active';
   endedAt: string | null = null;
-  readonly startedMs = Date.now();
+  /** Why it ended, for the refusal of a later call in it. */
+  endReason: string | null = null;
+  readonly startedMs: number;
+  /** When a call last started or ended in it (idle runs end). */
+  lastActiveMs: number;
+  /** Calls started and not yet ended: a run with one in flight is not idle. */
+  inFlight = 0;
 
   constructor(
     readonly id: string,
@@ -29,8 +48,15 @@ export class Run {
     public sandboxId: string | null,
     public sandboxName: string | null,
     public budgets: Budgets,
+    now = Date.now(),
   ) {
     this.breaker = new Breaker(budgets.breaker.failures, budgets.breaker.cooldownMs);
+    this.startedMs = this.lastActiveMs = now;
+  }
+
+  /** Output the run may still receive. */
+  outputLeft(): number {
+    return Math.max(0, this.budgets.outputBytes - this.outputBytes);
   }
 
   info(): RunInfo {
@@ -56,14 +82,25 @@ export class RunStore {
   private readonly runs = new Map<string, Run>();
   /** agent + run key, or agent + sandbox id → run id. */
   private readonly byKey = new Map<string, string>();
+  private readonly openByAgent = new Map<string, number>();
+  private endedCalls = 0;
+  private ended = 0;
+  private lastSweep = 0;
+  /** Set by the gateway from the policy; null: no limit on open runs, none end for idleness. */
+  limits: () => RunLimits | null = () => null;
 
-  constructor(private readonly events: EventBus) {}
+  constructor(
+    private readonly events: EventBus,
+    /** The clock of runs (wall time, idleness): a spec passes its own. */
+    readonly now: () => number = Date.now,
+  ) {}
 
   /**
    * The run a call belongs to: the client's key if given, else the agent's open run on this sandbox,
    * else a new one. A key names one run of one sandbox: reusing it on another sandbox is a conflict.
    */
-  open(agent: string, key: string | null, sandbox: { id: string; name: string } | null, budgets: () => Budgets): Run {
+  open(agent: string, key: string | null, sandbox: { id: string; name: string } | null, budgets: () => Budgets, opts: { unlimited?: boolean } = {}): Run {
+    this.sweep();
     const lookup = key !== null ? `k\0${agent}\0${key}` : sandbox ? `s\0${agent}\0${sandbox.id}` : null;
     const existing = lookup ? this.runs.get(this.byKey.get(lookup) ?? '') : undefined;
     if (existing && (existing.status === 'active' || key !== null)) {
@@ -73,13 +110,31 @@ export class RunStore {
       if (sandbox && !existing.sandboxId) this.bind(existing, sandbox);
       return existing;
     }
-    const run = new Run(`run_${randomBytes(8).toString('hex')}`, agent, key, sandbox?.id ?? null, sandbox?.name ?? null, budgets());
+    const max = opts.unlimited ? null : this.limits()?.maxOpenRuns;
+    if (max !== undefined && max !== null && (this.openByAgent.get(agent) ?? 0) >= max) {
+      this.sweep(true);
+      if ((this.openByAgent.get(agent) ?? 0) >= max) {
+        throw new GatewayDenial('budget', `limit: agent ${agent} has ${max} runs open, the most policy allows`, 'reuse a run key (X-Warden-Run) or let idle runs end; agents.maxOpenRuns in the policy');
+      }
+    }
+    const run = new Run(`run_${randomBytes(8).toString('hex')}`, agent, key, sandbox?.id ?? null, sandbox?.name ?? null, budgets(), this.now());
     this.runs.set(run.id, run);
+    this.openByAgent.set(agent, (this.openByAgent.get(agent) ?? 0) + 1);
     if (lookup) this.byKey.set(lookup, run.id);
     if (sandbox && key !== null) this.byKey.set(`s\0${agent}\0${sandbox.id}`, run.id);
-    this.trim();
     this.changed(run);
     return run;
+  }
+
+  /** Ends runs idle for longer than runIdleMs (no call started or ended, none in flight). */
+  sweep(force = false): void {
+    const idleMs = this.limits()?.runIdleMs;
+    const t = this.now();
+    if (!idleMs || (!force && t - this.lastSweep < SWEEP_EVERY_MS)) return;
+    this.lastSweep = t;
+    for (const run of [...this.runs.values()]) {
+      if (run.status === 'active' && run.inFlight === 0 && t - run.lastActiveMs >= idleMs) this.end(run, 'expired', `it was idle for ${Math.round(idleMs / 60_000)} min`);
+    }
   }
 
   /** A run opened without a sandbox (create) is bound to the one it made. */
@@ -102,12 +157,19 @@ export class RunStore {
       index: run.calls.length + 1,
       tool,
       args,
-      startedAt: new Date().toISOString(),
+      startedAt: new Date(this.now()).toISOString(),
     });
+    run.lastActiveMs = this.now();
     run.calls.push(call);
+    if (run.status !== 'active') this.endedCalls++;
     this.callChanged(call);
     this.changed(run);
     return call;
+  }
+
+  /** A call in the run ended: the run is not idle from now. */
+  touch(run: Run): void {
+    run.lastActiveMs = this.now();
   }
 
   callChanged(call: ToolCallInfo): void {
@@ -118,11 +180,22 @@ export class RunStore {
     this.events.emit('run.updated', run.info());
   }
 
-  end(run: Run, status: 'finished' | 'expired'): void {
+  end(run: Run, status: 'finished' | 'expired', reason?: string): void {
     if (run.status !== 'active') return;
     run.status = status;
-    run.endedAt = new Date().toISOString();
+    run.endedAt = new Date(this.now()).toISOString();
+    run.endReason = reason ?? null;
+    this.openByAgent.set(run.agent, (this.openByAgent.get(run.agent) ?? 1) - 1);
+    if (this.openByAgent.get(run.agent)! <= 0) this.openByAgent.delete(run.agent);
+    this.ended++;
+    this.endedCalls += run.calls.length;
     this.changed(run);
+    this.trim();
+  }
+
+  /** Runs (and run keys) held in memory: for the specs that check it stays bounded. */
+  get size(): { runs: number; keys: number } {
+    return { runs: this.runs.size, keys: this.byKey.size };
   }
 
   /** Ends every active run on a sandbox (it was destroyed). */
@@ -152,12 +225,18 @@ export class RunStore {
     return q.limit ? out.slice(-q.limit) : out;
   }
 
+  /** Drops the oldest ended runs beyond the caps, with their keys (a trimmed key starts a new run). */
   private trim(): void {
-    if (this.runs.size <= MAX_RUNS) return;
+    if (this.ended <= MAX_ENDED_RUNS && this.endedCalls <= MAX_ENDED_CALLS) return;
     for (const [id, run] of this.runs) {
       if (run.status === 'active') continue;
       this.runs.delete(id);
-      if (this.runs.size <= MAX_RUNS) break;
+      this.ended--;
+      this.endedCalls -= run.calls.length;
+      for (const k of [run.key !== null ? `k\0${run.agent}\0${run.key}` : null, run.sandboxId ? `s\0${run.agent}\0${run.sandboxId}` : null]) {
+        if (k && this.byKey.get(k) === id) this.byKey.delete(k);
+      }
+      if (this.ended <= MAX_ENDED_RUNS && this.endedCalls <= MAX_ENDED_CALLS) break;
     }
   }
 }

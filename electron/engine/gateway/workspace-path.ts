@@ -4,7 +4,10 @@
 // symlink or a directory swapped for one between check and use is never followed.
 import { WardenError } from '../../../shared/errors.js';
 import type { PathRule } from '../../../shared/types/policy.js';
+import type { AgentContext, PolicyVerdict } from './call-runner.js';
+import { GatewayDenial } from './denial.js';
 import { globToRegExp } from './glob.js';
+import type { EffectivePolicy } from './policy-load.js';
 
 export const WORKSPACE = '/workspace';
 const MAX_COMPONENT_BYTES = 255;
@@ -47,4 +50,13 @@ export function pathAccess(rules: PathRule[], path: string): { access: PathAcces
     if (rule.access === 'read-only') found = { access: 'read-only', rule: rule.path };
   }
   return found;
+}
+
+/** The decision on a file API call: path rules bind agents; the user is not bound by them. */
+export function fileVerdict(ctx: AgentContext, policy: EffectivePolicy, path: string, write: boolean, op: string): PolicyVerdict {
+  if (ctx.trusted) return { action: 'allow', source: 'user', reason: `${op} ${path}`, scope: `${op}:${path}`, summary: `${op} ${path}` };
+  const access = pathAccess(policy.paths, path);
+  if (access.access === 'hidden') throw new GatewayDenial('path', `${path} is hidden from agents by policy (${access.rule})`);
+  if (write && access.access === 'read-only') throw new GatewayDenial('path', `${path} is read-only for agents by policy (${access.rule})`);
+  return { action: 'allow', source: access.rule ?? 'paths', reason: `${op} ${path}`, scope: `${op}:${path}`, summary: `${op} ${path}` };
 }

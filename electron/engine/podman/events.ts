@@ -6,7 +6,7 @@ import type { PodmanConnection } from './connection.js';
 import { LABEL } from './labels.js';
 import { exitReason } from './exit-reason.js';
 
-interface LibpodEvent {
+export interface LibpodEvent {
   Type: string;
   Action: string;
   Actor: { ID: string; Attributes: Record<string, string> };
@@ -28,10 +28,12 @@ const ACTION_MAP: Record<string, EngineEventKind> = {
   restart: 'restart',
 };
 
-export function toEngineEvent(e: LibpodEvent): EngineEvent | null {
+/** An event of a sandbox of this home (or a legacy one) as Warden reports it; another home's: null. */
+export function toEngineEvent(e: LibpodEvent, homeId?: string): EngineEvent | null {
   if (e.Type !== 'container') return null;
   const attrs = e.Actor.Attributes ?? {};
   if (attrs[LABEL.managed] !== 'true') return null;
+  if (homeId !== undefined && attrs[LABEL.home] !== undefined && attrs[LABEL.home] !== homeId) return null;
   const kind = ACTION_MAP[e.Action];
   if (!kind) return null;
   const event: EngineEvent = {
@@ -50,6 +52,8 @@ export function toEngineEvent(e: LibpodEvent): EngineEvent | null {
 }
 
 export interface EngineEventHandlers {
+  /** Events of other Warden homes' sandboxes are dropped. */
+  homeId?: string;
   onEvent(event: EngineEvent): void;
   /** The stream was re-opened after a gap: refetch the list. */
   onResync?(): void;
@@ -81,7 +85,7 @@ export class EngineEvents {
       const stream = (await this.conn.libpodJsonStream(`/events?stream=true&since=${this.lastTimeSec}&filters=${filters}`, 'events', (value) => {
         const raw = value as LibpodEvent;
         if (raw.time) this.lastTimeSec = raw.time;
-        const event = toEngineEvent(raw);
+        const event = toEngineEvent(raw, this.handlers.homeId);
         if (event) this.handlers.onEvent(event);
       })) as NodeJS.ReadableStream & { destroy(): void };
       this.stream = stream;

@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import { WardenError } from '../../../shared/errors.js';
 import type { ExecRequest, ExecResult } from '../../../shared/types/exec.js';
 import type { PodmanConnection } from './connection.js';
-import { OutputSink, type ChunkHandler } from './output-sink.js';
+import { OutputSink, type ChunkHandler, type OutputAllowance } from './output-sink.js';
 import { FrameDemuxer } from './frame-demuxer.js';
 
 export const TIMEOUT_EXIT_CODE = 124;
@@ -69,6 +69,8 @@ export interface ExecHandlers {
    * the engine's stream is paused, so a slow reader holds the command back instead of memory growing.
    */
   drain?: () => Promise<void>;
+  /** Output both streams may forward between them (a run's budget), on top of outputLimitBytes. */
+  allowance?: OutputAllowance;
 }
 
 export function argvOf(cmd: ExecRequest['cmd']): string[] {
@@ -128,8 +130,8 @@ export async function runExec(conn: PodmanConnection, containerId: string, req: 
   const stream = (await conn.call('exec', () => exec.start({ hijack: true, stdin: hasStdin }))) as Duplex;
 
   const limit = req.outputLimitBytes ?? Number.MAX_SAFE_INTEGER;
-  const stdout = new OutputSink(limit, handlers.onStdout);
-  const stderr = new OutputSink(limit, handlers.onStderr);
+  const stdout = new OutputSink(limit, handlers.onStdout, handlers.allowance);
+  const stderr = new OutputSink(limit, handlers.onStderr, handlers.allowance);
   const demuxer = new FrameDemuxer(stdout.accept, stderr.accept);
 
   let timedOut = false;

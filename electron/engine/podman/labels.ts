@@ -16,6 +16,8 @@ export const LABEL = {
   readOnlyRoot: 'warden.read-only-root',
   tmpSize: 'warden.tmp-size',
   disk: 'warden.disk',
+  /** The Warden home the sandbox belongs to (home-id.ts); none: made before homes were labelled (legacy). */
+  home: 'warden.home',
 } as const;
 
 export const MANAGED_FILTER = `${LABEL.managed}=true`;
@@ -28,6 +30,12 @@ export function reservedLabelKeys(labels: Record<string, string> | undefined): s
 
 export function isManaged(labels: Record<string, string> | null | undefined): boolean {
   return labels?.[LABEL.managed] === 'true';
+}
+
+/** A Warden sandbox this home may see: its own, or a legacy one (no home label: shown to the user only). */
+export function isThisHome(labels: Record<string, string> | null | undefined, homeId: string): boolean {
+  const home = labels?.[LABEL.home];
+  return isManaged(labels) && (home === undefined || home === homeId);
 }
 
 /** The caller's own labels, without Warden's. */

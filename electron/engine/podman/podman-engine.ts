@@ -4,6 +4,7 @@ import { DEFAULT_SANDBOX_IMAGE } from '../../../shared/types/sandbox.js';
 import { PodmanConnection, type ConnectOptions } from './connection.js';
 import { detectRuntimes } from './runtimes.js';
 import { Sandboxes } from './sandboxes.js';
+import { homeId } from '../home-id.js';
 import { RuntimeRouter } from './runtime-router.js';
 import { installSeccompProfile } from './wall.js';
 import { DiskLimits, storeDiskSupport } from './disk-limit.js';
@@ -28,6 +29,7 @@ export class PodmanEngine {
       router: this.router,
       seccompProfile: installSeccompProfile(options.home),
       disks: this.disks,
+      homeId: homeId(options.home),
     });
   }
 

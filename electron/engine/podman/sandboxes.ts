@@ -7,7 +7,7 @@ import type { SandboxInfo, SandboxSpec, RuntimeName } from '../../../shared/type
 import type { PodmanConnection } from './connection.js';
 import { buildSpecGenerator, resolveSandbox } from './container-spec.js';
 import { hostLimits } from './host-limits.js';
-import { isManaged, LABEL, MANAGED_FILTER, reservedLabelKeys } from './labels.js';
+import { isManaged, isThisHome, LABEL, MANAGED_FILTER, reservedLabelKeys } from './labels.js';
 import { infoFromInspect, infoFromListEntry, type LibpodInspect, type LibpodListEntry } from './sandbox-info.js';
 import { RUNTIME_INSTALL_HINTS } from './runtimes.js';
 import type { RuntimeRouter } from './runtime-router.js';
@@ -18,6 +18,8 @@ export interface SandboxesOptions {
   defaultImage: string;
   /** Host path of the seccomp profile every sandbox gets (wall.ts). */
   seccompProfile: string | null;
+  /** This Warden home's id: put on every sandbox made, and only sandboxes with it (or legacy ones) are seen. */
+  homeId: string;
   router: RuntimeRouter;
   disks: DiskLimits;
   /** Called after a successful create, so the engine can record it. */
@@ -43,6 +45,10 @@ export class Sandboxes {
 
   get defaultImage(): string {
     return this.options.defaultImage;
+  }
+
+  get homeId(): string {
+    return this.options.homeId;
   }
 
   async imageExists(image: string): Promise<boolean> {
@@ -118,8 +124,10 @@ export class Sandboxes {
     const resolved = resolveSandbox(spec, ctx);
     const creator = await this.options.router.connectionFor(runtime);
     // No separate image check: the create call says so itself, and a round trip is saved.
+    const generator = buildSpecGenerator(spec, resolved, ctx);
+    generator.labels = { ...(generator.labels as Record<string, string>), [LABEL.home]: this.options.homeId };
     const created = await creator
-      .libpod<{ Id: string }>('POST', '/containers/create', buildSpecGenerator(spec, resolved, ctx), `sandbox ${name}`)
+      .libpod<{ Id: string }>('POST', '/containers/create', generator, `sandbox ${name}`)
       .catch((err: unknown) => {
         const message = (err as Error).message;
         if (/image not known|no such image/i.test(message)) throw this.imageMissing(image);
@@ -195,13 +203,20 @@ export class Sandboxes {
     if (!isManaged(raw.Config.Labels)) {
       throw new WardenError('E_NOT_FOUND', `${ref} is not a Warden sandbox`, 'Warden only acts on containers it created (label warden.managed=true)');
     }
+    if (!isThisHome(raw.Config.Labels, this.options.homeId)) {
+      // Another Warden home's sandbox: not there, as far as this home is concerned.
+      throw new WardenError('E_NOT_FOUND', `no sandbox named ${ref}`, 'list sandboxes with `warden sandbox ls`');
+    }
     return raw;
   }
 
   async list(): Promise<SandboxInfo[]> {
     const filters = encodeURIComponent(JSON.stringify({ label: [MANAGED_FILTER] }));
     const entries = await this.conn.libpod<LibpodListEntry[]>('GET', `/containers/json?all=true&filters=${filters}`, undefined, 'sandbox list');
-    return entries.map((e) => this.withDisk(infoFromListEntry(e))).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    return entries
+      .filter((e) => isThisHome(e.Labels, this.options.homeId))
+      .map((e) => this.withDisk(infoFromListEntry(e)))
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   inspect(ref: string): Promise<SandboxInfo> {

@@ -118,7 +118,7 @@ describe('approvals', () => {
     const s = store();
     const requestedAt = new Date(Date.now() - 3_600_000).toISOString(); // a server clock an hour behind
     const deadline = new Date(Date.parse(requestedAt) + 30_000).toISOString();
-    const a = { id: 'apr_1', runId: 'r', callId: 'c', agent: 'a', sandboxId: null, tool: 'exec' as const, summary: 'exec x', reason: 'r', requestedAt, deadline, status: 'pending' as const, decidedBy: null, decidedAt: null, decision: null };
+    const a = { id: 'apr_1', runId: 'r', callId: 'c', agent: 'a', sandboxId: null, tool: 'exec' as const, summary: 'exec x', programs: ['x  (default)'], reason: 'r', requestedAt, deadline, status: 'pending' as const, decidedBy: null, decidedAt: null, decision: null };
     s.getState().addApproval(a);
     const left = s.getState().approvals.apr_1!.localDeadline - Date.now();
     expect(left).toBeGreaterThan(29_000);

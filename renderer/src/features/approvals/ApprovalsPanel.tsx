@@ -74,9 +74,19 @@ function ApprovalCard({ approval, now }: { approval: PendingApproval; now: numbe
           ) : null}{' '}
           asks:
         </div>
-        <code className="approval-summary" data-testid="approval-summary" title={approval.summary}>
+        {/* The whole command, never cut: it wraps and scrolls. */}
+        <pre className="approval-summary" data-testid="approval-summary" tabIndex={0}>
           {approval.summary}
-        </code>
+        </pre>
+        {approval.programs.length ? (
+          <ul className="approval-programs small" data-testid="approval-programs" aria-label="Programs this approval covers">
+            {approval.programs.map((p) => (
+              <li key={p} className="mono">
+                {p}
+              </li>
+            ))}
+          </ul>
+        ) : null}
         <div className="approval-reason small muted" data-testid="approval-reason">
           {approval.reason}
         </div>
