@@ -13,6 +13,7 @@ import { RUNTIME_INSTALL_HINTS } from './runtimes.js';
 import type { RuntimeRouter } from './runtime-router.js';
 import { hostRange, parseOwner, returnWorkspace, workspaceOwner } from './workspace-lease.js';
 import { hostDiskSupport, type DiskLimits } from './disk-limit.js';
+import { removeContainer } from './container-removal.js';
 
 export interface SandboxesOptions {
   defaultImage: string;
@@ -267,7 +268,7 @@ export class Sandboxes {
   /** Podman's rm only unlinks the layer's symlink; the disk behind it goes afterwards. */
   private async removeId(id: string, layerDir?: string): Promise<void> {
     const disk = this.options.disks.locate(id, layerDir);
-    await this.conn.libpod('DELETE', `/containers/${id}?force=true&v=true&timeout=2`, undefined, `sandbox ${id}`, [200, 204, 404]);
+    await removeContainer(this.conn, id);
     if (disk) await this.options.disks.release(disk);
   }
 }

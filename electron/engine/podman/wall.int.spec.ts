@@ -148,3 +148,23 @@ unshare -U true 2>/dev/null && echo unshare-cli ok || echo unshare-cli refused`,
     }
   });
 });
+
+// gVisor: the guest may open namespaces and write cgroup files, but they are its own kernel's; the
+// host's limits, read from the host's files, must not move, and the memory limit must still hold.
+describe('the wall under gVisor (runsc)', () => {
+  const runsc = () => t.engine.info().runtimes.find((r) => r.name === 'runsc');
+  it('keeps the host cgroup limits whatever the guest does with namespaces and cgroupfs', async (c) => {
+    if (!runsc()?.works) return c.skip(`runsc does not run here: ${runsc()?.reason ?? 'not detected'}`);
+    const sb = await t.create({ runtime: 'runsc', memory: '256m', pids: 64, cpus: 0.5 });
+    expect(sb.runtime).toBe('runsc');
+    const before = await hostLimits(sb.id);
+    expect(before.memory).toBe(String(256 * 1024 ** 2));
+    expect(before.cpu).toBe('50000');
+    await sh(sb.id, `python3 - <<'PY'\n${CGROUP_REWRITE}\nPY`);
+    await sh(sb.id, 'echo max > /sys/fs/cgroup/pids/pids.max; echo -1 > /sys/fs/cgroup/cpu/cpu.cfs_quota_us; echo 1073741824 > /sys/fs/cgroup/memory/memory.limit_in_bytes; true');
+    expect(await hostLimits(sb.id)).toEqual(before);
+    // Last, since under gVisor reaching the limit ends the whole sandbox.
+    const alloc = await sh(sb.id, `python3 -c "b = bytearray(400 * 1024 * 1024); print('allocated')"`).catch((err: Error) => ({ out: '', err: err.message }));
+    expect(alloc.out).not.toMatch(/allocated/);
+  });
+});
