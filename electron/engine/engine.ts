@@ -164,6 +164,7 @@ export class WardenEngine implements MethodHandlers {
           return handlers.onStderr?.(c);
         },
         ...(handlers.drain ? { drain: handlers.drain } : {}),
+        ...(handlers.signal ? { signal: handlers.signal } : {}),
       });
       const digests = { stdoutDigest: hashOut.digest('hex'), stderrDigest: hashErr.digest('hex') };
       this.record(sandbox.id, 'exec.finished', {

@@ -13,6 +13,7 @@ import { Gateway } from '../engine/gateway/gateway.js';
 import { loadPolicy } from '../engine/gateway/policy-load.js';
 import type { Policy } from '../../shared/types/policy.js';
 import { buildServer } from './server.js';
+import { StreamMeter } from './stream-meter.js';
 import { TokenStore } from './tokens.js';
 import { removeServerFile, writeServerFile } from './server-file.js';
 
@@ -40,6 +41,8 @@ export interface RunningServer {
   gateway: Gateway;
   tokens: TokenStore;
   home: string;
+  /** What serve holds for slow clients (bounded; see stream-meter.ts). */
+  streams: StreamMeter;
   close(): Promise<void>;
 }
 
@@ -56,7 +59,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   if (options.watch !== false) await engine.watch().catch(() => undefined);
   const ledgerView = ledger instanceof Ledger ? new LedgerView(ledger) : null;
   const stopFollowing = ledger instanceof Ledger ? ledger.subscribe((entry) => engine.events.emit('ledger.appended', entry)) : () => undefined;
-  const app = await buildServer({ engine, gateway, tokens, home, ledgerView });
+  const streams = new StreamMeter();
+  const app = await buildServer({ engine, gateway, tokens, home, ledgerView, streams });
   await app.listen({ host: 'localhost', port: options.port ?? 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
@@ -71,6 +75,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     gateway,
     tokens,
     home,
+    streams,
     async close() {
       if (closed) return;
       closed = true;

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { WardenError } from '../../shared/errors.js';
 import { ApprovalDecideSchema, RunQuerySchema, type RunInfo, type ToolCallInfo } from '../../shared/types/run.js';
 import { agentContext, type ServerDeps } from './server.js';
+import { BoundedResponse } from './ndjson.js';
 
 function isUser(req: FastifyRequest): boolean {
   return req.caller?.role === 'user';
@@ -13,7 +14,7 @@ function requireUser(req: FastifyRequest): void {
   if (!isUser(req)) throw new WardenError('E_POLICY_DENIED', 'only the user decides approvals', 'agents cannot approve their own calls');
 }
 
-export function registerRunRoutes(app: FastifyInstance, { gateway }: ServerDeps): void {
+export function registerRunRoutes(app: FastifyInstance, { gateway, streams }: ServerDeps): void {
   const visibleRun = (req: FastifyRequest, id: string) => {
     const run = gateway.runs.detail(id);
     if (!isUser(req) && run.agent !== agentContext(req).agent) throw new WardenError('E_NOT_FOUND', `no run ${id}`);
@@ -35,10 +36,12 @@ export function registerRunRoutes(app: FastifyInstance, { gateway }: ServerDeps)
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
-    const send = (e: unknown) => res.write(`${JSON.stringify(e)}\n`);
+    // Run events cannot be paused at their source: a follower that falls STREAM_MAX_QUEUED behind is cut off.
+    const queue = new BoundedResponse(res, streams);
+    const send = (e: unknown) => queue.writeLine(`${JSON.stringify(e)}\n`);
     send({ type: 'snapshot', run: detail });
     if (detail.status !== 'active') {
-      res.end();
+      queue.end();
       return;
     }
     const stop = gateway.follow(
@@ -48,7 +51,7 @@ export function registerRunRoutes(app: FastifyInstance, { gateway }: ServerDeps)
         send({ type: 'run', run });
         if (run.status !== 'active') {
           stop();
-          res.end();
+          queue.end();
         }
       },
     );

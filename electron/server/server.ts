@@ -13,6 +13,7 @@ import { registerAgentRoutes } from './routes-agent.js';
 import { registerRunRoutes } from './routes-runs.js';
 import { registerWebShell } from './web-shell/index.js';
 import type { LedgerView } from '../engine/ledger/ledger-view.js';
+import type { StreamMeter } from './stream-meter.js';
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
 export const WS_FRAME_LIMIT = 64 * 1024;
@@ -30,6 +31,8 @@ export interface ServerDeps {
   home: string;
   /** The ledger view for the web shell (null when the server runs without the home's ledger). */
   ledgerView?: LedgerView | null;
+  /** Bytes queued to slow clients, and the bounds that hold them (one per server). */
+  streams?: StreamMeter;
 }
 
 /** Paths that need no token (still Host/Origin checked): a liveness probe that says nothing. */

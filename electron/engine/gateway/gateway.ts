@@ -278,16 +278,19 @@ export class Gateway implements GatewayMethodHandlers {
             ...(body.stdin !== undefined ? { stdin: body.stdin } : {}),
           },
           {
+            // The door's answer is passed back: false pauses the command until the door drains.
             onStdout: (c) => {
               keep(c);
               live.push('stdout', c);
-              handlers.onStdout?.(c);
+              return handlers.onStdout?.(c);
             },
             onStderr: (c) => {
               keep(c);
               live.push('stderr', c);
-              handlers.onStderr?.(c);
+              return handlers.onStderr?.(c);
             },
+            ...(handlers.drain ? { drain: handlers.drain } : {}),
+            ...(handlers.signal ? { signal: handlers.signal } : {}),
           },
           { before: [decision!.record], onRecorded: decision!.written },
         ).finally(() => live.end());
