@@ -256,18 +256,20 @@ describe('policy, budgets and the breaker', () => {
     expect(allowed!.payload).toMatchObject({ callId: r.callId, tool: 'exec' });
 
     // The ledger refuses: the agent gets E_LEDGER, not a "start", and the command never ran.
-    const { append, appendBatch } = ts.audit;
+    const { append, appendBatch, appendBatchAsync } = ts.audit;
     const refuse = () => {
       throw new Error('disk full');
     };
     ts.audit.append = refuse;
     ts.audit.appendBatch = refuse;
+    ts.audit.appendBatchAsync = async () => refuse();
     const events: string[] = [];
     try {
       expect(await code(ts.agent('alice', 'refused').exec(sandbox, { cmd: ['sh', '-c', 'echo > /workspace/ran-unrecorded'] }, (e) => events.push(e.type)))).toBe('E_LEDGER');
     } finally {
       ts.audit.append = append;
       ts.audit.appendBatch = appendBatch;
+      ts.audit.appendBatchAsync = appendBatchAsync;
     }
     expect(events).toEqual([]);
     expect(await sh('ls /workspace/ran-unrecorded 2>&1 || true')).toContain('No such file');

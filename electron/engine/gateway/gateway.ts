@@ -340,7 +340,7 @@ export class Gateway implements GatewayMethodHandlers {
       },
       body: async (call) => {
         const data = await readFileIn(this.engine.podman.connection, info.id, comps, this.policy.files.maxReadBytes);
-        this.audit.append({ actor: ctx.agent, sandboxId: info.id, kind: 'file.read', payload: { runId: run.id, callId: call.id, path: full, bytes: data.length, sha256: sha256(data) } });
+        await this.audit.appendBatchAsync([{ actor: ctx.agent, sandboxId: info.id, kind: 'file.read', payload: { runId: run.id, callId: call.id, path: full, bytes: data.length, sha256: sha256(data) } }]);
         return data;
       },
       settle: (call, data) => {
@@ -375,7 +375,7 @@ export class Gateway implements GatewayMethodHandlers {
       },
       body: async (call) => {
         const w = await writeFileIn(this.engine.podman.connection, info.id, comps, data);
-        this.audit.append({ actor: ctx.agent, sandboxId: info.id, kind: 'file.written', payload: { runId: run.id, callId: call.id, path: full, bytes: w.bytes, sha256: w.sha256 } });
+        await this.audit.appendBatchAsync([{ actor: ctx.agent, sandboxId: info.id, kind: 'file.written', payload: { runId: run.id, callId: call.id, path: full, bytes: w.bytes, sha256: w.sha256 } }]);
         return { path: full, bytes: w.bytes, sha256: w.sha256 };
       },
       settle: (call, w) => {
@@ -408,7 +408,7 @@ export class Gateway implements GatewayMethodHandlers {
       body: async (call) => {
         const all = await listDirIn(this.engine.podman.connection, info.id, comps);
         const entries: FileEntry[] = all.filter((e) => pathAccess(policy.paths, `${full}/${e.name}`).access !== 'hidden');
-        this.audit.append({ actor: ctx.agent, sandboxId: info.id, kind: 'file.listed', payload: { runId: run.id, callId: call.id, path: full, entries: entries.length } });
+        await this.audit.appendBatchAsync([{ actor: ctx.agent, sandboxId: info.id, kind: 'file.listed', payload: { runId: run.id, callId: call.id, path: full, entries: entries.length } }]);
         return { path: full, entries };
       },
       settle: (call, list) => {
