@@ -1,5 +1,5 @@
 // Composition root of `warden serve`: one engine, its ledger, the gateway, tokens and the HTTP API
-// on loopback (127.0.0.1 and ::1). Writes server.json so local commands find it.
+// on loopback (127.0.0.1; not ::1). Writes server.json so local commands find it.
 import type { FastifyInstance } from 'fastify';
 import { ensureWardenHome } from '../engine/paths.js';
 import { PodmanEngine, type PodmanEngineOptions } from '../engine/podman/podman-engine.js';
@@ -61,7 +61,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const stopFollowing = ledger instanceof Ledger ? ledger.subscribe((entry) => engine.events.emit('ledger.appended', entry)) : () => undefined;
   const streams = new StreamMeter();
   const app = await buildServer({ engine, gateway, tokens, home, ledgerView, streams });
-  await app.listen({ host: 'localhost', port: options.port ?? 0 });
+  // 127.0.0.1 only, on every host: "localhost" would follow /etc/hosts (IPv4, IPv6 or both), and
+  // the URL printed and written to server.json must be where the server really is.
+  await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
   const url = `http://127.0.0.1:${port}`;

@@ -7,7 +7,7 @@ import { RUN_HEADER, RunKeySchema, type TokenInfo } from '../../shared/types/api
 import type { WardenEngine } from '../engine/engine.js';
 import type { AgentContext, Gateway } from '../engine/gateway/gateway.js';
 import { bearerToken, checkHostAndOrigin } from './http-guard.js';
-import { sendError } from './http-errors.js';
+import { clientErrorAnswer, sendError } from './http-errors.js';
 import type { TokenStore } from './tokens.js';
 import { registerAgentRoutes } from './routes-agent.js';
 import { registerRunRoutes } from './routes-runs.js';
@@ -52,7 +52,17 @@ export function agentContext(req: FastifyRequest): AgentContext {
 }
 
 export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false, bodyLimit: JSON_BODY_LIMIT, return503OnClosing: true, forceCloseConnections: true });
+  const app = Fastify({
+    logger: false,
+    bodyLimit: JSON_BODY_LIMIT,
+    return503OnClosing: true,
+    forceCloseConnections: true,
+    clientErrorHandler: (err: Error & { code?: string }, socket) => {
+      if (err.code === 'ECONNRESET' || socket.destroyed) return;
+      if (socket.writable) socket.write(clientErrorAnswer(err));
+      socket.destroy(err);
+    },
+  });
   // Only JSON (and raw bytes where a route asks for them): no forms or text a browser can send cross-site.
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('caller', null);

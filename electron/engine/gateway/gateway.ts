@@ -76,28 +76,24 @@ export class Gateway implements GatewayMethodHandlers {
     let info: SandboxInfo;
     if (hit && hit.until > Date.now()) info = hit.info;
     else {
-      info = await this.engine.podman.sandboxes.resolve(ref);
+      try {
+        info = await this.engine.podman.sandboxes.resolve(ref);
+      } catch (err) {
+        // One answer for every sandbox an agent may not see, so its name says nothing.
+        if (!ctx.trusted && err instanceof WardenError && err.code === 'E_NOT_FOUND') throw notFound(ref);
+        throw err;
+      }
       this.resolved.set(ref, { info, until: Date.now() + RESOLVE_CACHE_MS });
       if (this.resolved.size > 1000) this.resolved.clear();
     }
     if (!this.mayAccess(ctx, info)) {
-      // Recorded as a decision: the agent asked for a sandbox it may not touch.
-      const run = this.runs.open(ctx.agent, ctx.runKey, null, () => this.policy.budgets);
-      await this.runner
-        .call({
-          ctx,
-          run,
-          sandboxId: info.id,
-          tool,
-          args: { ref },
-          policy: effectivePolicy(this.policy, null),
-          verdict: () => {
-            throw new GatewayDenial('policy', `sandbox ${ref} was not created by agent ${ctx.agent}`, 'agents act only on sandboxes they created (policy access: own)');
-          },
-          body: async () => undefined,
-          settle: () => true,
-        })
-        ;
+      // Recorded as a decision (the agent asked for a sandbox it may not touch), but answered as a
+      // missing one: a 403 would tell an agent which names other agents' sandboxes have.
+      const reason = `sandbox ${ref} was not created by agent ${ctx.agent} (policy access: own)`;
+      await this.audit
+        .appendBatchAsync([{ actor: ctx.agent, sandboxId: info.id, kind: 'policy.denied', payload: { tool, args: { ref }, decision: { action: 'deny', source: 'access', reason, denyReason: 'policy' } } }])
+        .catch((err: Error) => process.stderr.write(`warden: WARNING: the ledger did not take a policy.denied entry (${reason}): ${err.message}\n`));
+      throw notFound(ref);
     }
     return info;
   }
@@ -441,6 +437,11 @@ export class Gateway implements GatewayMethodHandlers {
     const stops = [this.engine.events.on('run.call', (c) => c.runId === runId && onCall(c)), this.engine.events.on('run.updated', (r) => r.id === runId && onRun(r))];
     return () => stops.forEach((s) => s());
   }
+}
+
+/** What an agent hears about a sandbox that is missing, not Warden's, or another agent's: the same. */
+function notFound(ref: string): WardenError {
+  return new WardenError('E_NOT_FOUND', `no sandbox named ${ref}`, 'list your sandboxes with GET /v1/sandboxes');
 }
 
 function sha256(data: Buffer): string {
