@@ -235,9 +235,10 @@ export class CallRunner {
       }
     } catch (caught) {
       let err = caught;
-      if (!written) {
-        // The body failed before its first entry (the ledger refused it, or earlier): the decision still
-        // goes on the record, or the call fails as unrecorded.
+      // The body failed before its first entry: the decision still goes on the record, or the call
+      // fails as unrecorded. When it was the ledger that refused (locked past its deadline), asking it
+      // again would only hold the caller another deadline for the same answer.
+      if (!written && !(caught instanceof WardenError && caught.code === 'E_LEDGER')) {
         try {
           await this.write(call, allowed);
         } catch (ledgerErr) {
