@@ -3,6 +3,7 @@
 // amount behind, instead of serve queueing for it without end.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { connect } from 'node:net';
 import type { RunInfo } from '../../shared/types/run.js';
 import { openTestServer, type TestServer } from './test-server.js';
 import { LIVE_FRAME_BYTES } from './live-frames.js';
@@ -66,5 +67,26 @@ describe('/v1/live', () => {
     expect(ts.server.streams.cutOff).toBeGreaterThan(cutBefore);
     expect(ts.server.streams.peakQueuedBytes).toBeLessThanOrEqual(STREAM_MAX_QUEUED + LIVE_FRAME_BYTES);
     ws.terminate();
+  });
+
+  it('ends a run follower (/v1/runs/{run}/events) that stopped reading once it is a bounded amount behind', async () => {
+    const run = ts.server.gateway.runs.open('follower', 'followed', null, () => ts.server.gateway.policy.budgets);
+    const socket = connect(ts.server.port, '127.0.0.1');
+    socket.write(`GET /v1/runs/${run.id}/events HTTP/1.1\r\nHost: 127.0.0.1:${ts.server.port}\r\nAuthorization: Bearer ${ts.server.tokens.userToken()}\r\n\r\n`);
+    await new Promise((r) => socket.once('data', r));
+    socket.pause();
+    ts.server.streams.peakQueuedBytes = 0; // this answer's peak, not the sockets' above
+    const cutBefore = ts.server.streams?.cutOff ?? 0;
+    let emitted = 0;
+    while ((ts.server.streams?.cutOff ?? 0) === cutBefore && emitted < 16 * STREAM_MAX_QUEUED) {
+      for (let i = 0; i < 200; i++) {
+        ts.server.engine.events.emit('run.call', { id: `c${emitted}`, runId: run.id, preview: 'z'.repeat(4000) } as never);
+        emitted += 4100;
+      }
+      await new Promise((r) => setImmediate(r));
+    }
+    socket.destroy();
+    expect(ts.server.streams.cutOff).toBeGreaterThan(cutBefore);
+    expect(ts.server.streams.peakQueuedBytes).toBeLessThanOrEqual(STREAM_MAX_QUEUED);
   });
 });
