@@ -29,7 +29,6 @@ function incompleteTail(buf: Buffer): number {
  */
 export class BoundedResponse {
   private readonly abort = new AbortController();
-  private ended = false;
   closed = false;
 
   constructor(
@@ -38,7 +37,8 @@ export class BoundedResponse {
   ) {
     res.on('close', () => {
       this.closed = true;
-      if (!this.ended || !res.writableFinished) {
+      // Finished: the answer went out whole (a stream's end, or a plain error before it began).
+      if (!res.writableFinished) {
         this.meter?.count('clientGone');
         this.abort.abort('clientGone');
       }
@@ -82,7 +82,6 @@ export class BoundedResponse {
   }
 
   end(): void {
-    this.ended = true;
     if (!this.closed) this.res.end();
   }
 }
