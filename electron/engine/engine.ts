@@ -5,7 +5,7 @@ import type { MethodHandlers, MethodParams, ExecRunResponse } from '../../shared
 import type { ExecRequest, ExecResult } from '../../shared/types/exec.js';
 import type { SandboxInfo } from '../../shared/types/sandbox.js';
 import { EventBus } from './event-bus.js';
-import { appendAll, type AuditRecord, type AuditSink } from './audit-sink.js';
+import { appendDurably, type AuditRecord, type AuditSink } from './audit-sink.js';
 import type { PodmanEngine } from './podman/podman-engine.js';
 import { runExec, argvOf, type ExecHandlers } from './podman/exec-session.js';
 import { EngineEvents } from './podman/events.js';
@@ -42,7 +42,7 @@ export class WardenEngine implements MethodHandlers {
   ) {
     podman.connection.on('status', (status) => {
       this.events.emit('engine.status', { status });
-      this.record(null, status === 'connected' ? 'engine.up' : 'engine.down', { status });
+      this.record(null, status === 'connected' ? 'engine.up' : 'engine.down', { status }).catch((err: Error) => process.stderr.write(`warden: the ledger did not record engine.${status === 'connected' ? 'up' : 'down'}: ${err.message}\n`));
     });
   }
 
@@ -50,8 +50,9 @@ export class WardenEngine implements MethodHandlers {
     return { actor: this.options.actor, sandboxId, kind, payload };
   }
 
-  private record(sandboxId: string | null, kind: string, payload: unknown): void {
-    this.audit.append(this.entry(sandboxId, kind, payload));
+  /** Durable when it resolves; a ledger locked by another process does not hold the event loop. */
+  private async record(sandboxId: string | null, kind: string, payload: unknown): Promise<void> {
+    await appendDurably(this.audit, [this.entry(sandboxId, kind, payload)]);
   }
 
   /** Follows engine events and expires sandboxes past their TTL: for long-lived doors (app, server). */
@@ -80,7 +81,7 @@ export class WardenEngine implements MethodHandlers {
     const expired = (await this.podman.sandboxes.list()).filter((s) => s.expiresAt && new Date(s.expiresAt) <= now);
     for (const s of expired) {
       await this.podman.sandboxes.destroy(s.id).catch(() => undefined);
-      this.audit.append({ actor: 'system', sandboxId: s.id, kind: 'sandbox.expired', payload: { name: s.name, expiresAt: s.expiresAt } });
+      await appendDurably(this.audit, [{ actor: 'system', sandboxId: s.id, kind: 'sandbox.expired', payload: { name: s.name, expiresAt: s.expiresAt } }]);
     }
     return expired.map((s) => s.name);
   }
@@ -103,13 +104,13 @@ export class WardenEngine implements MethodHandlers {
 
   async 'sandbox.create'(spec: MethodParams<'sandbox.create'>) {
     const info = await this.podman.sandboxes.create(spec);
-    this.record(info.id, 'sandbox.created', { name: info.name, image: info.image, runtime: info.runtime, network: info.network, limits: info.limits, workspace: info.workspace, expiresAt: info.expiresAt });
+    await this.record(info.id, 'sandbox.created', { name: info.name, image: info.image, runtime: info.runtime, network: info.network, limits: info.limits, workspace: info.workspace, expiresAt: info.expiresAt });
     return info;
   }
 
   private async lifecycle(kind: string, info: Promise<SandboxInfo>): Promise<SandboxInfo> {
     const result = await info;
-    this.record(result.id, kind, { name: result.name, state: result.state });
+    await this.record(result.id, kind, { name: result.name, state: result.state });
     return result;
   }
 
@@ -135,7 +136,7 @@ export class WardenEngine implements MethodHandlers {
 
   async 'sandbox.destroy'(p: MethodParams<'sandbox.destroy'>) {
     const gone = await this.podman.sandboxes.destroy(p.ref);
-    this.record(gone.id, 'sandbox.destroyed', { name: gone.name });
+    await this.record(gone.id, 'sandbox.destroyed', { name: gone.name });
     return gone;
   }
 
@@ -152,7 +153,7 @@ export class WardenEngine implements MethodHandlers {
   async execIn(sandbox: SandboxInfo, request: ExecRequest, handlers: ExecHandlers = {}, audit: ExecAudit = {}): Promise<ExecStreamResult> {
     const argv = argvOf(request.cmd);
     const started = this.entry(sandbox.id, 'exec.started', { argv, cwd: request.cwd ?? null, timeoutMs: request.timeoutMs ?? null });
-    appendAll(this.audit, [...(audit.before ?? []), started]);
+    await appendDurably(this.audit, [...(audit.before ?? []), started]);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     const hashOut = createHash('sha256');
@@ -175,9 +176,10 @@ export class WardenEngine implements MethodHandlers {
         },
         ...(handlers.drain ? { drain: handlers.drain } : {}),
         ...(handlers.allowance ? { allowance: handlers.allowance } : {}),
+        ...(handlers.signal ? { signal: handlers.signal } : {}),
       });
       const digests = { stdoutDigest: hashOut.digest('hex'), stderrDigest: hashErr.digest('hex') };
-      this.record(sandbox.id, 'exec.finished', {
+      await this.record(sandbox.id, 'exec.finished', {
         argv,
         ...result,
         ...digests,
@@ -186,7 +188,7 @@ export class WardenEngine implements MethodHandlers {
       });
       return { ...result, ...digests };
     } catch (error) {
-      this.record(sandbox.id, 'exec.failed', { argv, error: (error as Error).message });
+      await this.record(sandbox.id, 'exec.failed', { argv, error: (error as Error).message });
       throw error;
     }
   }
@@ -212,7 +214,7 @@ export class WardenEngine implements MethodHandlers {
   async openTerminal(ref: string, options: TerminalOptions = {}): Promise<TerminalSession> {
     const sandbox = await this.podman.sandboxes.resolve(ref);
     const session = await openTerminal(this.podman.connection, sandbox.id, options);
-    this.record(sandbox.id, 'terminal.opened', { execId: session.execId });
+    await this.record(sandbox.id, 'terminal.opened', { execId: session.execId });
     return session;
   }
 

@@ -15,11 +15,35 @@ export interface AgentExecResult {
   stderr: Buffer;
 }
 
+/** What a door keeps of a command's output for its answer (MCP shows 100,000 characters of it). */
+export const KEEP_OUTPUT_BYTES = 1024 * 1024;
+
+/** The first KEEP_OUTPUT_BYTES of a stream; the rest is counted as cut, not held. */
+class KeptOutput {
+  private readonly parts: Buffer[] = [];
+  private size = 0;
+  cut = false;
+
+  push(c: Buffer): void {
+    const room = KEEP_OUTPUT_BYTES - this.size;
+    if (c.length > room) this.cut = true;
+    if (room <= 0) return;
+    const part = c.length > room ? Buffer.from(c.subarray(0, room)) : c;
+    this.parts.push(part);
+    this.size += part.length;
+  }
+
+  bytes(): Buffer {
+    return Buffer.concat(this.parts);
+  }
+}
+
 export interface AgentApi {
   listSandboxes(): Promise<SandboxInfo[]>;
   createSandbox(spec: Record<string, unknown>): Promise<SandboxInfo>;
   destroySandbox(id: string): Promise<{ id: string; name: string }>;
-  exec(id: string, body: ApiExecBody, onOutput?: (stream: 'stdout' | 'stderr', text: string) => void): Promise<AgentExecResult>;
+  /** onOutput may return a promise: the command's output waits until it settles (backpressure). */
+  exec(id: string, body: ApiExecBody, onOutput?: (stream: 'stdout' | 'stderr', text: string) => unknown): Promise<AgentExecResult>;
   readFile(id: string, path: string): Promise<Buffer>;
   writeFile(id: string, path: string, data: Buffer): Promise<FileWritten>;
   listFiles(id: string, path?: string): Promise<FileList>;
@@ -31,10 +55,20 @@ export function remoteAgentApi(client: WardenClient): AgentApi {
     createSandbox: (spec) => client.createSandbox(spec),
     destroySandbox: (id) => client.destroySandbox(id),
     async exec(id, body, onOutput) {
-      const r = await client.exec(id, body, (e: ExecStreamEvent) => {
-        if ((e.type === 'stdout' || e.type === 'stderr') && onOutput) onOutput(e.type, e.encoding === 'base64' ? Buffer.from(e.data, 'base64').toString('utf8') : e.data);
-      });
-      return { code: r.code, durationMs: r.durationMs, timedOut: r.timedOut, truncated: r.truncated, stdout: r.stdout, stderr: r.stderr };
+      const kept = { stdout: new KeptOutput(), stderr: new KeptOutput() };
+      // A promise from onOutput is awaited before the stream is read on: the server then pauses the command.
+      const r = await client.exec(
+        id,
+        body,
+        (e: ExecStreamEvent) => {
+          if (e.type !== 'stdout' && e.type !== 'stderr') return undefined;
+          const bytes = Buffer.from(e.data, e.encoding === 'base64' ? 'base64' : 'utf8');
+          kept[e.type].push(bytes);
+          return onOutput?.(e.type, bytes.toString('utf8'));
+        },
+        { collect: false },
+      );
+      return { code: r.code, durationMs: r.durationMs, timedOut: r.timedOut, truncated: r.truncated || kept.stdout.cut || kept.stderr.cut, stdout: kept.stdout.bytes(), stderr: kept.stderr.bytes() };
     },
     readFile: (id, path) => client.readFile(id, path),
     writeFile: (id, path, data) => client.writeFile(id, path, data),
@@ -48,19 +82,25 @@ export function localAgentApi(gateway: Gateway, ctx: AgentContext): AgentApi {
     createSandbox: (spec) => gateway.createSandbox(ctx, spec),
     destroySandbox: (id) => gateway.destroySandbox(ctx, id),
     async exec(id, body, onOutput) {
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
+      const out = new KeptOutput();
+      const err = new KeptOutput();
+      let waiting: Promise<unknown> | null = null;
+      // A promise from onOutput pauses the command (false to the engine) until it settles.
+      const pass = (stream: 'stdout' | 'stderr', c: Buffer) => {
+        const r = onOutput?.(stream, c.toString('utf8'));
+        if (!(r instanceof Promise)) return true;
+        waiting = r;
+        return false;
+      };
       const r = await gateway.exec(ctx, id, body, {
-        onStdout: (c) => {
-          out.push(c);
-          onOutput?.('stdout', c.toString('utf8'));
-        },
-        onStderr: (c) => {
-          err.push(c);
-          onOutput?.('stderr', c.toString('utf8'));
+        onStdout: (c) => (out.push(c), pass('stdout', c)),
+        onStderr: (c) => (err.push(c), pass('stderr', c)),
+        drain: async () => {
+          await waiting?.catch(() => undefined);
+          waiting = null;
         },
       });
-      return { code: r.exitCode, durationMs: r.durationMs, timedOut: r.timedOut, truncated: r.truncated, stdout: Buffer.concat(out), stderr: Buffer.concat(err) };
+      return { code: r.exitCode, durationMs: r.durationMs, timedOut: r.timedOut, truncated: r.truncated || out.cut || err.cut, stdout: out.bytes(), stderr: err.bytes() };
     },
     readFile: (id, path) => gateway.readFile(ctx, id, path),
     writeFile: (id, path, data) => gateway.writeFile(ctx, id, path, data),

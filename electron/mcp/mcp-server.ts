@@ -7,6 +7,12 @@ import { RUNTIMES } from '../../shared/types/sandbox.js';
 import type { AgentApi } from './agent-api.js';
 
 const MAX_TEXT = 100_000;
+const PROGRESS_CHARS = 2000;
+/**
+ * Progress notifications written but not yet taken by the client (the stdio transport resolves a
+ * send once stdout has drained): at this many, the command's output waits for the client.
+ */
+export const MAX_PROGRESS_IN_FLIGHT = 8;
 
 function text(value: string) {
   return { content: [{ type: 'text' as const, text: value.length > MAX_TEXT ? `${value.slice(0, MAX_TEXT)}\n…[cut at ${MAX_TEXT} characters]` : value }] };
@@ -58,10 +64,23 @@ export function createMcpServer(api: AgentApi, version = '0.1.0'): McpServer {
       guarded(async () => {
         const token = extra._meta?.progressToken;
         let progress = 0;
+        let inFlight = 0;
+        let wake: (() => void) | null = null;
         const r = await api.exec(args.sandbox, { cmd: args.cmd, ...(args.cwd ? { cwd: args.cwd } : {}), ...(args.timeoutMs ? { timeoutMs: args.timeoutMs } : {}), ...(args.stdin !== undefined ? { stdin: args.stdin } : {}) }, (stream, chunk) => {
           if (token === undefined) return;
           progress++;
-          void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, message: `${stream}: ${chunk.slice(0, 2000)}` } }).catch(() => undefined);
+          inFlight++;
+          void extra
+            .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, message: `${stream}: ${chunk.slice(0, PROGRESS_CHARS)}` } })
+            .catch(() => undefined)
+            .finally(() => {
+              inFlight--;
+              wake?.();
+              wake = null;
+            });
+          // A client that stops reading stdio holds the command back instead of queueing notifications.
+          if (inFlight >= MAX_PROGRESS_IN_FLIGHT) return new Promise<void>((resolve) => (wake = resolve));
+          return undefined;
         });
         const body = [`exit code: ${r.code}${r.timedOut ? ' (timed out)' : ''}${r.truncated ? ' (output truncated)' : ''}`, `--- stdout ---\n${r.stdout.toString('utf8')}`, `--- stderr ---\n${r.stderr.toString('utf8')}`].join('\n');
         return { ...text(body), ...(r.code !== 0 ? { isError: false } : {}) };

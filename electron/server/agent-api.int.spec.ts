@@ -203,8 +203,8 @@ describe('file access stays in /workspace', () => {
     const auth = { authorization: `Bearer ${ts.server.tokens.create('dave').token}` };
     for (const [q, status] of [['%2e%2e%2fetc%2fpasswd', 403], ['..%2f..%2fetc%2fpasswd', 403], ['a%00b', 400], ['%252e%252e%252fetc', 403]] as const) {
       const r = await rawRequest({ path: `/v1/sandboxes/${sandbox}/files?path=${q}`, headers: auth });
-      // dave does not own the sandbox: 403 whatever the path; alice's own view is checked above
-      expect([status, 403]).toContain(r.status);
+      // dave does not own the sandbox: 404 (as if missing) whatever the path; alice's own view is checked above
+      expect([status, 404]).toContain(r.status);
     }
     const aliceToken = ts.server.tokens.create('alice').token;
     expect((await rawRequest({ path: `/v1/sandboxes/${sandbox}/files?path=%2e%2e%2fetc%2fpasswd`, headers: { authorization: `Bearer ${aliceToken}` } })).status).toBe(403);
@@ -257,18 +257,20 @@ describe('policy, budgets and the breaker', () => {
     expect(allowed!.payload).toMatchObject({ callId: r.callId, tool: 'exec' });
 
     // The ledger refuses: the agent gets E_LEDGER, not a "start", and the command never ran.
-    const { append, appendBatch } = ts.audit;
+    const { append, appendBatch, appendBatchAsync } = ts.audit;
     const refuse = () => {
       throw new Error('disk full');
     };
     ts.audit.append = refuse;
     ts.audit.appendBatch = refuse;
+    ts.audit.appendBatchAsync = async () => refuse();
     const events: string[] = [];
     try {
       expect(await code(ts.agent('alice', 'refused').exec(sandbox, { cmd: ['sh', '-c', 'echo > /workspace/ran-unrecorded'] }, (e) => events.push(e.type)))).toBe('E_LEDGER');
     } finally {
       ts.audit.append = append;
       ts.audit.appendBatch = appendBatch;
+      ts.audit.appendBatchAsync = appendBatchAsync;
     }
     expect(events).toEqual([]);
     expect(await sh('ls /workspace/ran-unrecorded 2>&1 || true')).toContain('No such file');
@@ -339,8 +341,8 @@ describe('policy, budgets and the breaker', () => {
       expect(await code(alice.createSandbox({ ...spec, labels: ts.labels })), JSON.stringify(spec)).toBe('E_POLICY_DENIED');
     }
     const mallory = ts.agent('mallory2');
-    expect(await code(mallory.exec(sandbox, { cmd: ['true'] }))).toBe('E_POLICY_DENIED');
-    expect(await code(mallory.readFile(sandbox, 'd/secret'))).toBe('E_POLICY_DENIED');
+    expect(await code(mallory.exec(sandbox, { cmd: ['true'] }))).toBe('E_NOT_FOUND');
+    expect(await code(mallory.readFile(sandbox, 'd/secret'))).toBe('E_NOT_FOUND');
     expect((await mallory.listSandboxes()).map((s) => s.id)).not.toContain(sandbox);
   });
 });

@@ -23,7 +23,7 @@ const STATUS: Record<ErrorCode, number> = {
 function fromFastify(err: { code?: string; statusCode?: number; message: string }): WardenError | null {
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new WardenError('E_TOO_LARGE', 'the request body is larger than this endpoint accepts');
+      return new WardenError('E_TOO_LARGE', 'the request body is larger than this endpoint accepts', 'JSON bodies are at most 1 MiB; file uploads at most files.maxWriteBytes of the policy');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new WardenError('E_BAD_INPUT', 'unsupported Content-Type', 'send JSON with Content-Type: application/json (file uploads: application/octet-stream)');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -32,7 +32,7 @@ function fromFastify(err: { code?: string; statusCode?: number; message: string 
       return new WardenError('E_BAD_INPUT', 'the Content-Length does not match the body');
     default:
       if (err.statusCode === 400) return new WardenError('E_BAD_INPUT', `malformed request: ${err.message}`);
-      if (err.statusCode === 413) return new WardenError('E_TOO_LARGE', 'the request body is too large');
+      if (err.statusCode === 413) return new WardenError('E_TOO_LARGE', 'the request body is too large', 'JSON bodies are at most 1 MiB; file uploads at most files.maxWriteBytes of the policy');
       return null;
   }
 }
@@ -51,4 +51,19 @@ export function sendError(reply: FastifyReply, err: unknown): FastifyReply {
   if (retryAfterMs) void reply.header('retry-after', String(Math.ceil(retryAfterMs / 1000)));
   if (status === 401) void reply.header('www-authenticate', 'Bearer realm="warden"');
   return reply.code(status).type('application/json; charset=utf-8').send({ error: info });
+}
+
+/**
+ * Errors Node's HTTP parser raises before a request exists (headers too large, malformed request,
+ * a client too slow to send its headers), answered in the same envelope as every other error.
+ */
+export function clientErrorAnswer(err: { code?: string }): string {
+  const [status, reason, info] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', toErrorInfo(new WardenError('E_TOO_LARGE', 'the request headers are larger than this server accepts', 'send a shorter request: headers are at most 16 KiB in all'))]
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', toErrorInfo(new WardenError('E_TIMEOUT', 'the request did not arrive in time'))]
+        : [400, 'Bad Request', toErrorInfo(new WardenError('E_BAD_INPUT', 'malformed HTTP request'))];
+  const body = JSON.stringify({ error: info });
+  return `HTTP/1.1 ${status} ${reason}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`;
 }

@@ -1,5 +1,5 @@
 // Composition root of `warden serve`: one engine, its ledger, the gateway, tokens and the HTTP API
-// on loopback (127.0.0.1 and ::1). Writes server.json so local commands find it.
+// on loopback (127.0.0.1; not ::1). Writes server.json so local commands find it.
 import type { FastifyInstance } from 'fastify';
 import { ensureWardenHome } from '../engine/paths.js';
 import { PodmanEngine, type PodmanEngineOptions } from '../engine/podman/podman-engine.js';
@@ -13,6 +13,7 @@ import { Gateway } from '../engine/gateway/gateway.js';
 import { loadPolicy } from '../engine/gateway/policy-load.js';
 import type { Policy } from '../../shared/types/policy.js';
 import { buildServer } from './server.js';
+import { StreamMeter } from './stream-meter.js';
 import { TokenStore } from './tokens.js';
 import { removeServerFile, writeServerFile } from './server-file.js';
 
@@ -40,6 +41,8 @@ export interface RunningServer {
   gateway: Gateway;
   tokens: TokenStore;
   home: string;
+  /** What serve holds for slow clients (bounded; see stream-meter.ts). */
+  streams: StreamMeter;
   close(): Promise<void>;
 }
 
@@ -56,8 +59,11 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   if (options.watch !== false) await engine.watch().catch(() => undefined);
   const ledgerView = ledger instanceof Ledger ? new LedgerView(ledger) : null;
   const stopFollowing = ledger instanceof Ledger ? ledger.subscribe((entry) => engine.events.emit('ledger.appended', entry)) : () => undefined;
-  const app = await buildServer({ engine, gateway, tokens, home, ledgerView });
-  await app.listen({ host: 'localhost', port: options.port ?? 0 });
+  const streams = new StreamMeter();
+  const app = await buildServer({ engine, gateway, tokens, home, ledgerView, streams });
+  // 127.0.0.1 only, on every host: "localhost" would follow /etc/hosts (IPv4, IPv6 or both), and
+  // the URL printed and written to server.json must be where the server really is.
+  await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
   const url = `http://127.0.0.1:${port}`;
@@ -71,6 +77,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     gateway,
     tokens,
     home,
+    streams,
     async close() {
       if (closed) return;
       closed = true;

@@ -1,8 +1,11 @@
-// Exec output as NDJSON events. Output is batched for a few ms (or 64 KiB) before it is written, and
-// each batch is sent as UTF-8 text when its bytes are valid UTF-8, else as base64 with
-// "encoding":"base64". A multi-byte character split across chunks is carried to the next batch.
+// NDJSON answers that stream (exec output, run events), bounded per response. Output is batched for
+// a few ms (or 64 KiB) before it is written, and each batch is sent as UTF-8 text when its bytes are
+// valid UTF-8, else as base64 with "encoding":"base64". A multi-byte character split across chunks is
+// carried to the next batch. A client that stops reading pauses the command (backpressure down to
+// Podman, as the web terminal does); one that hangs up ends it.
 import type { ServerResponse } from 'node:http';
 import type { ExecStreamEvent } from '../../shared/types/api.js';
+import { STREAM_HIGH_WATER, STREAM_MAX_QUEUED, type StreamMeter } from './stream-meter.js';
 
 const BATCH_MS = 5;
 const BATCH_BYTES = 64 * 1024;
@@ -17,6 +20,70 @@ function incompleteTail(buf: Buffer): number {
     return need > back ? back : 0;
   }
   return 0;
+}
+
+/**
+ * One streaming response's queue, bounded in bytes as they go to the socket (after JSON escaping,
+ * so a NUL's six bytes count as six). `gone` is aborted with "clientGone" when the client hangs up
+ * before the end; `drained()` resolves when the queue is below the high-water mark again.
+ */
+export class BoundedResponse {
+  private readonly abort = new AbortController();
+  closed = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly meter?: StreamMeter,
+  ) {
+    res.on('close', () => {
+      this.closed = true;
+      // Finished: the answer went out whole (a stream's end, or a plain error before it began).
+      if (!res.writableFinished) {
+        this.meter?.count('clientGone');
+        this.abort.abort('clientGone');
+      }
+    });
+  }
+
+  get gone(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  get congested(): boolean {
+    return this.res.writableLength > STREAM_HIGH_WATER;
+  }
+
+  /** Queues one line; false when the queue is over its high-water mark (or the answer is over). */
+  writeLine(line: string): boolean {
+    if (this.closed || this.res.destroyed) return false;
+    if (this.res.writableLength + Buffer.byteLength(line) > STREAM_MAX_QUEUED) {
+      // A producer that cannot pause has outrun its client: cut it off rather than hold it all.
+      this.meter?.count('cutOff');
+      this.res.destroy();
+      return false;
+    }
+    this.res.write(line);
+    this.meter?.queued(this.res.writableLength);
+    return !this.congested;
+  }
+
+  drained(): Promise<void> {
+    if (!this.congested || this.closed) return Promise.resolve();
+    this.meter?.count('paused');
+    return new Promise((resolve) => {
+      const done = () => {
+        this.res.off('drain', done);
+        this.res.off('close', done);
+        resolve();
+      };
+      this.res.on('drain', done);
+      this.res.on('close', done);
+    });
+  }
+
+  end(): void {
+    if (!this.closed) this.res.end();
+  }
 }
 
 class StreamBatch {
@@ -55,14 +122,17 @@ class StreamBatch {
 export class NdjsonWriter {
   private readonly out: StreamBatch;
   private readonly err: StreamBatch;
+  private readonly queue: BoundedResponse;
   private timer: NodeJS.Timeout | null = null;
   private started = false;
-  closed = false;
 
-  constructor(private readonly res: ServerResponse) {
+  constructor(
+    private readonly res: ServerResponse,
+    meter?: StreamMeter,
+  ) {
+    this.queue = new BoundedResponse(res, meter);
     this.out = new StreamBatch('stdout', (e) => this.write(e));
     this.err = new StreamBatch('stderr', (e) => this.write(e));
-    res.on('close', () => (this.closed = true));
   }
 
   start(): void {
@@ -75,17 +145,30 @@ export class NdjsonWriter {
     return this.started;
   }
 
-  write(event: ExecStreamEvent): void {
-    this.start();
-    if (!this.closed) this.res.write(`${JSON.stringify(event)}\n`);
+  get closed(): boolean {
+    return this.queue.closed;
   }
 
-  stdout = (c: Buffer) => this.chunk(this.out, c);
-  stderr = (c: Buffer) => this.chunk(this.err, c);
+  /** Aborted ("clientGone") when the client hangs up before the last event. */
+  get gone(): AbortSignal {
+    return this.queue.gone;
+  }
 
-  private chunk(batch: StreamBatch, c: Buffer): void {
+  write(event: ExecStreamEvent): boolean {
+    this.start();
+    return this.queue.writeLine(`${JSON.stringify(event)}\n`);
+  }
+
+  /** Exec handlers: false asks the engine to pause the command's output until drain() resolves. */
+  stdout = (c: Buffer): boolean => this.chunk(this.out, c);
+  stderr = (c: Buffer): boolean => this.chunk(this.err, c);
+  drain = (): Promise<void> => this.queue.drained();
+
+  private chunk(batch: StreamBatch, c: Buffer): boolean {
+    if (this.queue.closed) return true; // nobody to wait for: the exec is being ended
     if (batch.push(c)) this.flush(false);
     else this.timer ??= setTimeout(() => this.flush(false), BATCH_MS);
+    return !this.queue.congested;
   }
 
   flush(final: boolean): void {
@@ -98,6 +181,6 @@ export class NdjsonWriter {
   end(last: ExecStreamEvent): void {
     this.flush(true);
     this.write(last);
-    this.res.end();
+    this.queue.end();
   }
 }

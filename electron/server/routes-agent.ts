@@ -22,7 +22,7 @@ function parse<S extends z.ZodType>(schema: S, value: unknown, what: string): z.
 
 const ref = (params: unknown) => parse(SandboxRefSchema, (params as { id?: string }).id, 'sandbox id');
 
-export function registerAgentRoutes(app: FastifyInstance, { gateway, tokens: _tokens }: ServerDeps): void {
+export function registerAgentRoutes(app: FastifyInstance, { gateway, streams }: ServerDeps): void {
   app.get('/v1/sandboxes', async (req) => ({ result: await gateway.listSandboxes(agentContext(req)) }));
   app.get('/v1/sandboxes/:id', async (req) => ({ result: await gateway.inspectSandbox(agentContext(req), ref(req.params)) }));
 
@@ -45,13 +45,16 @@ export function registerAgentRoutes(app: FastifyInstance, { gateway, tokens: _to
     const ctx = agentContext(req);
     const id = ref(req.params);
     const body = parse(ApiExecBodySchema, req.body, 'exec');
-    const out = new NdjsonWriter(reply.raw);
+    const out = new NdjsonWriter(reply.raw, streams);
     // Until the call is allowed the answer is a plain HTTP error; once it runs (or waits for a
     // person) the answer is a 200 stream, and a later failure is its last event.
     try {
       const result = await gateway.exec(ctx, id, body, {
         onStdout: out.stdout,
         onStderr: out.stderr,
+        // A client that stops reading pauses the command; one that hangs up ends it (recorded as "clientGone").
+        drain: out.drain,
+        signal: out.gone,
         onApproval: (a) => {
           reply.hijack();
           out.write({ type: 'approval', id: a.id, deadline: a.deadline, reason: a.reason });

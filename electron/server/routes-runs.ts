@@ -4,6 +4,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { WardenError } from '../../shared/errors.js';
 import { ApprovalDecideSchema, RunQuerySchema, type RunInfo, type ToolCallInfo } from '../../shared/types/run.js';
 import { agentContext, type ServerDeps } from './server.js';
+import { BoundedResponse } from './ndjson.js';
+import { liveFrames } from './live-frames.js';
+import { STREAM_MAX_QUEUED } from './stream-meter.js';
 
 function isUser(req: FastifyRequest): boolean {
   return req.caller?.role === 'user';
@@ -13,7 +16,7 @@ function requireUser(req: FastifyRequest): void {
   if (!isUser(req)) throw new WardenError('E_POLICY_DENIED', 'only the user decides approvals', 'agents cannot approve their own calls');
 }
 
-export function registerRunRoutes(app: FastifyInstance, { gateway }: ServerDeps): void {
+export function registerRunRoutes(app: FastifyInstance, { gateway, streams }: ServerDeps): void {
   const visibleRun = (req: FastifyRequest, id: string) => {
     const run = gateway.runs.detail(id);
     if (!isUser(req) && run.agent !== agentContext(req).agent) throw new WardenError('E_NOT_FOUND', `no run ${id}`);
@@ -35,10 +38,12 @@ export function registerRunRoutes(app: FastifyInstance, { gateway }: ServerDeps)
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
-    const send = (e: unknown) => res.write(`${JSON.stringify(e)}\n`);
+    // Run events cannot be paused at their source: a follower that falls STREAM_MAX_QUEUED behind is cut off.
+    const queue = new BoundedResponse(res, streams);
+    const send = (e: unknown) => queue.writeLine(`${JSON.stringify(e)}\n`);
     send({ type: 'snapshot', run: detail });
     if (detail.status !== 'active') {
-      res.end();
+      queue.end();
       return;
     }
     const stop = gateway.follow(
@@ -48,7 +53,7 @@ export function registerRunRoutes(app: FastifyInstance, { gateway }: ServerDeps)
         send({ type: 'run', run });
         if (run.status !== 'active') {
           stop();
-          res.end();
+          queue.end();
         }
       },
     );
@@ -62,16 +67,29 @@ export function registerRunRoutes(app: FastifyInstance, { gateway }: ServerDeps)
 
   app.post('/v1/approvals/:id', async (req) => {
     requireUser(req);
-    const body = ApprovalDecideSchema.omit({ id: true }).safeParse(req.body ?? {});
+    // Who decided is the token's owner, never a name the request gives.
+    if (req.body && typeof req.body === 'object' && 'by' in req.body) throw new WardenError('E_BAD_INPUT', 'approval: by: who decides is taken from the token, not from the request', 'send only {"decision": …}');
+    const body = ApprovalDecideSchema.omit({ id: true, by: true }).safeParse(req.body ?? {});
     if (!body.success) throw new WardenError('E_BAD_INPUT', `approval: ${body.error.issues[0]!.path.join('.')}: ${body.error.issues[0]!.message}`);
-    return { result: await gateway['approval.decide']({ id: (req.params as { id: string }).id, decision: body.data.decision, by: body.data.by ?? 'user' }) };
+    return { result: await gateway['approval.decide']({ id: (req.params as { id: string }).id, decision: body.data.decision, by: req.caller!.agent }) };
   });
 
   // Live runs and approvals over WebSocket; the user's connections count as someone to ask.
   app.get('/v1/live', { websocket: true }, (socket, req) => {
     const user = isUser(req);
     const agent = req.caller!.agent;
-    const send = (type: string, payload: unknown) => socket.readyState === 1 && socket.send(JSON.stringify({ type, payload }));
+    const ws = socket as unknown as { readyState: number; bufferedAmount: number; send(data: string): void; close(code: number, reason: string): void };
+    // Frames are split to ≤ 64 KiB; a socket whose client has fallen STREAM_MAX_QUEUED behind is closed (1013).
+    const send = (type: string, payload: unknown) => {
+      if (ws.readyState !== 1) return;
+      if (ws.bufferedAmount > STREAM_MAX_QUEUED) {
+        streams?.count('cutOff');
+        ws.close(1013, 'not keeping up: reconnect for a fresh snapshot');
+        return;
+      }
+      for (const frame of liveFrames(type, payload)) ws.send(frame);
+      streams?.queued(ws.bufferedAmount);
+    };
     const ev = gateway.engine.events;
     const stops = [
       ev.on('run.updated', (r) => (user || r.agent === agent) && send('run.updated', r)),
@@ -86,8 +104,8 @@ export function registerRunRoutes(app: FastifyInstance, { gateway }: ServerDeps)
       try {
         const { type, ...rest } = JSON.parse(data.toString('utf8')) as { type?: string };
         if (type !== 'approval.decide') return;
-        const p = ApprovalDecideSchema.parse({ ...rest, by: 'user' });
-        gateway.approvals.decide(p.id, p.decision, p.by ?? 'user');
+        const p = ApprovalDecideSchema.parse({ ...rest, by: agent }); // the token's owner, whatever the message says
+        gateway.approvals.decide(p.id, p.decision, agent);
       } catch (err) {
         send('error', { message: (err as Error).message });
       }

@@ -7,12 +7,13 @@ import { RUN_HEADER, RunKeySchema, type TokenInfo } from '../../shared/types/api
 import type { WardenEngine } from '../engine/engine.js';
 import type { AgentContext, Gateway } from '../engine/gateway/gateway.js';
 import { bearerToken, checkHostAndOrigin } from './http-guard.js';
-import { sendError } from './http-errors.js';
+import { clientErrorAnswer, sendError } from './http-errors.js';
 import type { TokenStore } from './tokens.js';
 import { registerAgentRoutes } from './routes-agent.js';
 import { registerRunRoutes } from './routes-runs.js';
 import { registerWebShell } from './web-shell/index.js';
 import type { LedgerView } from '../engine/ledger/ledger-view.js';
+import type { StreamMeter } from './stream-meter.js';
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
 export const WS_FRAME_LIMIT = 64 * 1024;
@@ -30,6 +31,8 @@ export interface ServerDeps {
   home: string;
   /** The ledger view for the web shell (null when the server runs without the home's ledger). */
   ledgerView?: LedgerView | null;
+  /** Bytes queued to slow clients, and the bounds that hold them (one per server). */
+  streams?: StreamMeter;
 }
 
 /** Paths that need no token (still Host/Origin checked): a liveness probe that says nothing. */
@@ -49,7 +52,17 @@ export function agentContext(req: FastifyRequest): AgentContext {
 }
 
 export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false, bodyLimit: JSON_BODY_LIMIT, return503OnClosing: true, forceCloseConnections: true });
+  const app = Fastify({
+    logger: false,
+    bodyLimit: JSON_BODY_LIMIT,
+    return503OnClosing: true,
+    forceCloseConnections: true,
+    clientErrorHandler: (err: Error & { code?: string }, socket) => {
+      if (err.code === 'ECONNRESET' || socket.destroyed) return;
+      if (socket.writable) socket.write(clientErrorAnswer(err));
+      socket.destroy(err);
+    },
+  });
   // Only JSON (and raw bytes where a route asks for them): no forms or text a browser can send cross-site.
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('caller', null);

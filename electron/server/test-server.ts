@@ -8,8 +8,9 @@ import { PolicySchema, type Policy } from '../../shared/types/policy.js';
 import { readFileSync } from 'node:fs';
 import { startServer, type RunningServer } from './index.js';
 import { WardenClient } from './client.js';
-import { openAuditLedger } from '../engine/open-ledger.js';
-import type { Ledger } from '../engine/ledger/index.js';
+import { join } from 'node:path';
+import { ledgerFile, openAuditLedger } from '../engine/open-ledger.js';
+import { Ledger, type LedgerOptions } from '../engine/ledger/index.js';
 
 export interface MemoryEntry extends AuditRecord {
   seq: number;
@@ -44,6 +45,9 @@ export class LedgerAudit {
   appendBatch(rs: AuditRecord[]) {
     return this.ledger.appendBatch(rs);
   }
+  appendBatchAsync(rs: AuditRecord[]): Promise<unknown[]> {
+    return this.ledger.appendBatchAsync(rs);
+  }
   get entries(): MemoryEntry[] {
     return this.ledger.entries({ limit: 100_000 }).map((e) => ({ seq: e.seq, actor: e.actor, sandboxId: e.sandboxId, kind: e.kind, payload: e.payload }));
   }
@@ -62,9 +66,9 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function openTestServer(policy: Policy = defaultPolicy()): Promise<TestServer> {
+export async function openTestServer(policy: Policy = defaultPolicy(), ledgerOptions?: LedgerOptions): Promise<TestServer> {
   const t = await openTestEngine();
-  const audit = new LedgerAudit(openAuditLedger(t.home));
+  const audit = new LedgerAudit(ledgerOptions ? Ledger.open(ledgerFile(t.home), { keyDir: join(t.home, 'keys'), ...ledgerOptions }) : openAuditLedger(t.home));
   const server = await startServer({ home: t.home, policy, podman: t.engine, audit, watch: false, announce: false });
   const clients = new Map<string, string>();
   return {

@@ -26,6 +26,8 @@ export interface ExecResult {
   truncated: boolean;
   /** The kernel's OOM killer ended the command: the sandbox hit its memory limit. */
   oomKilled: boolean;
+  /** Warden ended the command early, and why: "clientGone" when the caller stopped waiting for it. */
+  cancelled?: string;
 }
 
 export const TerminalSizeSchema = z.object({

@@ -10,7 +10,7 @@ import { parseIntegerOption } from '../parse-options.js';
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('serve the agent HTTP API (and the web UI) on 127.0.0.1 and ::1 until interrupted')
+    .description('serve the agent HTTP API (and the web UI) on 127.0.0.1 until interrupted')
     .option('--port <port>', 'port (default: any free one)')
     .action((o: { port?: string }) =>
       runCommand(false, async () => {
@@ -23,7 +23,7 @@ export function registerServe(program: Command): void {
         process.env.WARDEN_WEB_SHELL_QUIET = '1';
         const server = await startServer({ home, ...(port !== undefined ? { port } : {}) });
         process.stdout.write(`${server.url}\n`);
-        process.stderr.write(`warden: serving ${server.url} (and [::1]); policy ${server.gateway.policySource}; Ctrl-C to stop\n`);
+        process.stderr.write(`warden: serving ${server.url} (127.0.0.1 only); policy ${server.gateway.policySource}; Ctrl-C to stop\n`);
         const login = webShellOf(server.app)?.loginUrl();
         if (login) process.stderr.write(`warden: control panel at ${login}  (one-time login link)\n`);
         await new Promise<void>((resolve) => {

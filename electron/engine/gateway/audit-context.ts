@@ -2,7 +2,7 @@
 // entries it causes carry the agent as actor, and their ledger seqs are handed to the tool call.
 // AsyncLocalStorage carries who is acting through the engine without changing its signatures.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { appendAll, type AuditRecord, type AuditSink } from '../audit-sink.js';
+import { appendAll, appendDurably, type AuditRecord, type AuditSink } from '../audit-sink.js';
 
 export interface AuditContext {
   actor: string;
@@ -35,6 +35,14 @@ export class ContextAuditSink implements AuditSink {
   appendBatch(records: AuditRecord[]): unknown[] {
     const ctx = this.als.getStore();
     const results = appendAll(this.inner, ctx ? records.map((r) => ({ ...r, actor: ctx.actor })) : records);
+    if (ctx) for (const r of results) report(ctx, r);
+    return results;
+  }
+
+  /** appendBatch that leaves the event loop free while another process holds the ledger's lock. */
+  async appendBatchAsync(records: AuditRecord[]): Promise<unknown[]> {
+    const ctx = this.als.getStore();
+    const results = await appendDurably(this.inner, ctx ? records.map((r) => ({ ...r, actor: ctx.actor })) : records);
     if (ctx) for (const r of results) report(ctx, r);
     return results;
   }

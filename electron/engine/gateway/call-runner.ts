@@ -14,6 +14,7 @@ import type { ContextAuditSink } from './audit-context.js';
 import { GatewayDenial } from './denial.js';
 import type { EffectivePolicy } from './policy-load.js';
 import type { Run, RunStore } from './runs.js';
+import { LateRecords } from './late-records.js';
 
 export interface AgentContext {
   agent: string;
@@ -76,27 +77,38 @@ export interface CallSpec<T> {
 }
 
 export class CallRunner {
+  /** Denials the ledger could not take at once: written later, never dropped silently. */
+  private readonly late: LateRecords;
+
   constructor(
     private readonly runs: RunStore,
     private readonly approvals: Approvals,
     private readonly audit: ContextAuditSink,
     private readonly limits: AgentLimits | null = null,
-  ) {}
+  ) {
+    this.late = new LateRecords(audit);
+  }
 
   private entry(actor: string, sandboxId: string | null, kind: string, payload: Record<string, unknown>): AuditRecord {
     return { actor, sandboxId, kind, payload: { ...payload, ...('args' in payload ? { args: boundArgs(payload.args as Record<string, unknown>) } : {}) } };
   }
 
   /** Writes a decision to the ledger; if the ledger refuses it, the call does not go ahead (fail closed). */
-  private record(call: ToolCallInfo, actor: string, sandboxId: string | null, kind: string, payload: Record<string, unknown>): void {
-    this.write(call, this.entry(actor, sandboxId, kind, payload));
+  private record(call: ToolCallInfo, actor: string, sandboxId: string | null, kind: string, payload: Record<string, unknown>): Promise<void> {
+    return this.write(call, this.entry(actor, sandboxId, kind, payload));
   }
 
-  private write(call: ToolCallInfo, record: AuditRecord): void {
+  /** Durable when it resolves; the event loop stays free while another process holds the ledger. */
+  private async write(call: ToolCallInfo, record: AuditRecord): Promise<void> {
     try {
-      this.audit.run({ actor: record.actor, onSeq: (seq) => this.addSeq(call, seq) }, () => this.audit.append(record));
+      await this.audit.run({ actor: record.actor, onSeq: (seq) => this.addSeq(call, seq) }, () => this.audit.appendBatchAsync([record]));
     } catch (err) {
-      if (call.status === 'denied') return; // the denial itself is thrown by the caller
+      if (call.status === 'denied') {
+        // Never silent: the caller is told (deny() amends its error), the process warns, and the
+        // entry is written later, when the ledger takes it.
+        this.late.hold(record, err);
+        throw err;
+      }
       call.status = 'failed';
       call.error = { code: 'E_LEDGER', message: `the ledger did not take the decision: ${(err as Error).message}` };
       call.endedAt = new Date().toISOString();
@@ -114,24 +126,33 @@ export class CallRunner {
   /** A call refused before any run could take it (the agent has its most runs open): recorded, then thrown. */
   refuseUnfiled(ctx: AgentContext, tool: ToolName, sandboxId: string | null, args: Record<string, unknown>, denial: GatewayDenial): never {
     const decision: CallDecision = { action: 'deny', source: 'agents.maxOpenRuns', reason: denial.message, denyReason: denial.reason };
+    const record = this.entry(ctx.agent, sandboxId, 'policy.denied', { runId: null, callId: null, tool, args, decision });
     try {
-      this.audit.append(this.entry(ctx.agent, sandboxId, 'policy.denied', { runId: null, callId: null, tool, args, decision }));
-    } catch {
-      // as for every denial: the refusal stands whether or not the ledger took it
+      this.audit.append(record);
+    } catch (err) {
+      // As for every denial: the refusal stands, and the entry is written when the ledger takes it.
+      this.late.hold(record, err);
     }
     throw denial;
   }
 
-  private deny<T>(spec: CallSpec<T>, call: ToolCallInfo, decision: CallDecision, denial: GatewayDenial): never {
+  private async deny<T>(spec: CallSpec<T>, call: ToolCallInfo, decision: CallDecision, denial: GatewayDenial): Promise<never> {
     call.decision = decision;
     call.status = 'denied';
     call.error = { code: denial.code, message: denial.message };
     call.endedAt = new Date().toISOString();
     call.durationMs = Date.parse(call.endedAt) - Date.parse(call.startedAt);
-    this.record(call, spec.ctx.agent, spec.sandboxId, 'policy.denied', { runId: spec.run.id, callId: call.id, index: call.index, tool: spec.tool, args: spec.args, decision });
+    let thrown: GatewayDenial = denial;
+    try {
+      await this.record(call, spec.ctx.agent, spec.sandboxId, 'policy.denied', { runId: spec.run.id, callId: call.id, index: call.index, tool: spec.tool, args: spec.args, decision });
+    } catch (err) {
+      const message = `${denial.message} (and the ledger could not record this denial yet: ${(err as Error).message}; it will be written when the ledger takes it)`;
+      thrown = new GatewayDenial(denial.reason, message, denial.hint, denial.retryAfterMs, denial.code);
+      call.error = { code: denial.code, message };
+    }
     this.runs.callChanged(call);
     this.runs.changed(spec.run);
-    throw denial;
+    throw thrown;
   }
 
   async call<T>(spec: CallSpec<T>): Promise<T> {
@@ -155,23 +176,23 @@ export class CallRunner {
 
     // Budgets first, synchronously, so parallel calls at the limit cannot all slip through.
     if (run.status !== 'active') {
-      this.deny(spec, call, { action: 'deny', source: 'run', reason: `run ${run.id} has ${run.status}`, denyReason: 'budget' }, new GatewayDenial('budget', `run ${run.id} has ended${run.endReason ? `: ${run.endReason}` : ''}; no more calls in it`, 'start a new run (another X-Warden-Run)'));
+      return this.deny(spec, call, { action: 'deny', source: 'run', reason: `run ${run.id} has ${run.status}`, denyReason: 'budget' }, new GatewayDenial('budget', `run ${run.id} has ended${run.endReason ? `: ${run.endReason}` : ''}; no more calls in it`, 'start a new run (another X-Warden-Run)'));
     }
     const limited = ctx.trusted ? null : this.limits?.admitCall(ctx.agent);
-    if (limited) this.deny(spec, call, { action: 'deny', source: limited.source, reason: limited.reason, denyReason: 'budget' }, new GatewayDenial('budget', limited.message, limited.hint));
+    if (limited) return this.deny(spec, call, { action: 'deny', source: limited.source, reason: limited.reason, denyReason: 'budget' }, new GatewayDenial('budget', limited.message, limited.hint));
     if (this.runs.now() - run.startedMs > budgets.wallTimeMs) {
       this.runs.end(run, 'expired', `it used its wall time (${budgets.wallTimeMs} ms)`);
-      this.deny(spec, call, { action: 'deny', source: 'budgets.wallTimeMs', reason: `the run's wall time of ${budgets.wallTimeMs} ms is used`, denyReason: 'budget' }, new GatewayDenial('budget', `budget exceeded: the run's wall time (${budgets.wallTimeMs} ms) is used`, 'start a new run'));
+      return this.deny(spec, call, { action: 'deny', source: 'budgets.wallTimeMs', reason: `the run's wall time of ${budgets.wallTimeMs} ms is used`, denyReason: 'budget' }, new GatewayDenial('budget', `budget exceeded: the run's wall time (${budgets.wallTimeMs} ms) is used`, 'start a new run'));
     }
     if (run.reserved >= budgets.maxCalls) {
-      this.deny(spec, call, { action: 'deny', source: 'budgets.maxCalls', reason: `the run has made its ${budgets.maxCalls} calls`, denyReason: 'budget' }, new GatewayDenial('budget', `budget exceeded: the run may make ${budgets.maxCalls} tool calls and has made them`, 'start a new run, or raise budgets.maxCalls in the policy'));
+      return this.deny(spec, call, { action: 'deny', source: 'budgets.maxCalls', reason: `the run has made its ${budgets.maxCalls} calls`, denyReason: 'budget' }, new GatewayDenial('budget', `budget exceeded: the run may make ${budgets.maxCalls} tool calls and has made them`, 'start a new run, or raise budgets.maxCalls in the policy'));
     }
     run.reserved++;
     // Destroying a sandbox is cleanup, not a failure mode: the breaker neither stops it nor counts it.
     const breaker = spec.tool === 'sandbox.destroy' ? NO_BREAKER : run.breaker;
     const admitted = breaker.admit();
     if (!admitted.ok) {
-      this.deny(spec, call, { action: 'deny', source: 'breaker', reason: `the breaker is open after ${budgets.breaker.failures} failures in a row`, denyReason: 'breaker' }, new GatewayDenial('breaker', `the run's breaker is open after ${run.breaker.info().consecutiveFailures} failed calls in a row; retry in ${Math.ceil(admitted.retryAfterMs / 1000)} s`, 'look at why the calls fail; one probe call is let through after the cool-down', admitted.retryAfterMs, 'E_CONFLICT'));
+      return this.deny(spec, call, { action: 'deny', source: 'breaker', reason: `the breaker is open after ${budgets.breaker.failures} failures in a row`, denyReason: 'breaker' }, new GatewayDenial('breaker', `the run's breaker is open after ${run.breaker.info().consecutiveFailures} failed calls in a row; retry in ${Math.ceil(admitted.retryAfterMs / 1000)} s`, 'look at why the calls fail; one probe call is let through after the cool-down', admitted.retryAfterMs, 'E_CONFLICT'));
     }
     const probe = admitted.probe;
     let verdict: PolicyVerdict;
@@ -182,7 +203,7 @@ export class CallRunner {
       run.failures++;
       const info = toErrorInfo(err);
       const reason = (err as GatewayDenial).reason ?? 'policy';
-      this.deny(spec, call, { action: 'deny', source: 'policy', reason: info.message, denyReason: reason }, err instanceof GatewayDenial ? err : new GatewayDenial(reason, info.message, info.hint, undefined, info.code));
+      return this.deny(spec, call, { action: 'deny', source: 'policy', reason: info.message, denyReason: reason }, err instanceof GatewayDenial ? err : new GatewayDenial(reason, info.message, info.hint, undefined, info.code));
     }
     let decision: CallDecision = { action: verdict.action, source: verdict.source, reason: verdict.reason, ...(verdict.denyReason ? { denyReason: verdict.denyReason } : {}) };
     const scopes = verdict.scopes ?? [verdict.scope];
@@ -205,13 +226,13 @@ export class CallRunner {
         ...(approved ? {} : { denyReason: approval.status === 'timeout' ? ('approval-timeout' as const) : ('approval-denied' as const) }),
         approval: { id: approval.id, decision: approval.decision ?? 'timeout', by: approval.decidedBy, at: approval.decidedAt ?? new Date().toISOString() },
       };
-      this.record(call, approval.decidedBy ?? 'system', spec.sandboxId, 'approval.decided', { runId: run.id, callId: call.id, approvalId: approval.id, tool: spec.tool, summary: verdict.summary, programs: approval.programs, status: approval.status, decision: approval.decision, by: approval.decidedBy, requestedAt: approval.requestedAt, decidedAt: approval.decidedAt });
+      await this.record(call, approval.decidedBy ?? 'system', spec.sandboxId, 'approval.decided', { runId: run.id, callId: call.id, approvalId: approval.id, tool: spec.tool, summary: verdict.summary, programs: approval.programs, status: approval.status, decision: approval.decision, by: approval.decidedBy, requestedAt: approval.requestedAt, decidedAt: approval.decidedAt });
       if (approval.decision === 'approve-run') for (const s of scopes) run.approvedForRun.add(s);
       if (!approved) {
         breaker.settle(false, probe);
         run.failures++;
         const timeout = approval.status === 'timeout';
-        this.deny(
+        return this.deny(
           spec,
           call,
           decision,
@@ -228,14 +249,14 @@ export class CallRunner {
     if (decision.action === 'deny') {
       breaker.settle(false, probe);
       run.failures++;
-      this.deny(spec, call, decision, new GatewayDenial(verdict.denyReason ?? 'policy', `denied by policy: ${verdict.reason}`, verdict.source === 'dynamic' ? 'write the program name out literally so policy can check it' : 'the policy is in $WARDEN_HOME/policy.yaml'));
+      return this.deny(spec, call, decision, new GatewayDenial(verdict.denyReason ?? 'policy', `denied by policy: ${verdict.reason}`, verdict.source === 'dynamic' ? 'write the program name out literally so policy can check it' : 'the policy is in $WARDEN_HOME/policy.yaml'));
     }
 
     if (spec.tool === 'exec' && !ctx.trusted && this.limits) {
       const slot = this.limits.admitExec(ctx.agent);
       if ('source' in slot) {
         breaker.release(probe);
-        this.deny(spec, call, { action: 'deny', source: slot.source, reason: slot.reason, denyReason: 'budget' }, new GatewayDenial('budget', slot.message, slot.hint));
+        return this.deny(spec, call, { action: 'deny', source: slot.source, reason: slot.reason, denyReason: 'budget' }, new GatewayDenial('budget', slot.message, slot.hint));
       }
       held(slot.release);
     }
@@ -251,7 +272,7 @@ export class CallRunner {
       spec.hooks?.onRunning?.(call);
     };
     if (!spec.writesDecision) {
-      this.write(call, allowed);
+      await this.write(call, allowed);
       running();
     }
     let value: T;
@@ -259,16 +280,17 @@ export class CallRunner {
       value = await this.audit.run({ actor: ctx.agent, onSeq: (seq) => this.addSeq(call, seq) }, () => spec.body(call, spec.writesDecision ? { record: allowed, written: running } : null));
       // A body that should have written the decision and did not: it is still recorded (or the call fails).
       if (!written) {
-        this.write(call, allowed);
+        await this.write(call, allowed);
         written = true;
       }
     } catch (caught) {
       let err = caught;
-      if (!written) {
-        // The body failed before its first entry (the ledger refused it, or earlier): the decision still
-        // goes on the record, or the call fails as unrecorded.
+      // The body failed before its first entry: the decision still goes on the record, or the call
+      // fails as unrecorded. When it was the ledger that refused (locked past its deadline), asking it
+      // again would only hold the caller another deadline for the same answer.
+      if (!written && !(caught instanceof WardenError && caught.code === 'E_LEDGER')) {
         try {
-          this.write(call, allowed);
+          await this.write(call, allowed);
         } catch (ledgerErr) {
           err = ledgerErr;
         }

@@ -86,28 +86,24 @@ export class Gateway implements GatewayMethodHandlers {
     let info: SandboxInfo;
     if (hit && hit.until > Date.now()) info = hit.info;
     else {
-      info = await this.engine.podman.sandboxes.resolve(ref);
+      try {
+        info = await this.engine.podman.sandboxes.resolve(ref);
+      } catch (err) {
+        // One answer for every sandbox an agent may not see, so its name says nothing.
+        if (!ctx.trusted && err instanceof WardenError && err.code === 'E_NOT_FOUND') throw notFound(ref);
+        throw err;
+      }
       this.resolved.set(ref, { info, until: Date.now() + RESOLVE_CACHE_MS });
       if (this.resolved.size > 1000) this.resolved.clear();
     }
     if (!this.mayAccess(ctx, info)) {
-      // Recorded as a decision: the agent asked for a sandbox it may not touch.
-      const run = this.openRun(ctx, null, tool, { ref });
-      await this.runner
-        .call({
-          ctx,
-          run,
-          sandboxId: info.id,
-          tool,
-          args: { ref },
-          policy: effectivePolicy(this.policy, null),
-          verdict: () => {
-            throw new GatewayDenial('policy', `sandbox ${ref} was not created by agent ${ctx.agent}`, 'agents act only on sandboxes they created (policy access: own)');
-          },
-          body: async () => undefined,
-          settle: () => true,
-        })
-        ;
+      // Recorded as a decision (the agent asked for a sandbox it may not touch), but answered as a
+      // missing one: a 403 would tell an agent which names other agents' sandboxes have.
+      const reason = `sandbox ${ref} was not created by agent ${ctx.agent} (policy access: own)`;
+      await this.audit
+        .appendBatchAsync([{ actor: ctx.agent, sandboxId: info.id, kind: 'policy.denied', payload: { tool, args: { ref }, decision: { action: 'deny', source: 'access', reason, denyReason: 'policy' } } }])
+        .catch((err: Error) => process.stderr.write(`warden: WARNING: the ledger did not take a policy.denied entry (${reason}): ${err.message}\n`));
+      throw notFound(ref);
     }
     return info;
   }
@@ -274,19 +270,22 @@ export class Gateway implements GatewayMethodHandlers {
             ...(body.stdin !== undefined ? { stdin: body.stdin } : {}),
           },
           {
+            // The door's answer is passed back: false pauses the command until the door drains.
             onStdout: (c) => {
               keep(c);
               live.push('stdout', c);
-              handlers.onStdout?.(c);
+              return handlers.onStdout?.(c);
             },
             onStderr: (c) => {
               keep(c);
               live.push('stderr', c);
-              handlers.onStderr?.(c);
+              return handlers.onStderr?.(c);
             },
             // Each chunk is charged to the run (and the agent) as it comes, so execs running side by
             // side share what is left and their total never exceeds the budget.
             allowance: ctx.trusted ? runOnlyAllowance(run) : this.limits.allowance(ctx.agent, { left: () => run.outputLeft(), charge: (n) => (run.outputBytes += n) }),
+            ...(handlers.drain ? { drain: handlers.drain } : {}),
+            ...(handlers.signal ? { signal: handlers.signal } : {}),
           },
           { before: [decision!.record], onRecorded: decision!.written },
         ).finally(() => live.end());
@@ -327,7 +326,7 @@ export class Gateway implements GatewayMethodHandlers {
       },
       body: async (call) => {
         const data = await readFileIn(this.engine.podman.connection, info.id, comps, this.policy.files.maxReadBytes);
-        this.audit.append({ actor: ctx.agent, sandboxId: info.id, kind: 'file.read', payload: { runId: run.id, callId: call.id, path: full, bytes: data.length, sha256: sha256(data) } });
+        await this.audit.appendBatchAsync([{ actor: ctx.agent, sandboxId: info.id, kind: 'file.read', payload: { runId: run.id, callId: call.id, path: full, bytes: data.length, sha256: sha256(data) } }]);
         return data;
       },
       settle: (call, data) => {
@@ -362,7 +361,7 @@ export class Gateway implements GatewayMethodHandlers {
       },
       body: async (call) => {
         const w = await writeFileIn(this.engine.podman.connection, info.id, comps, data);
-        this.audit.append({ actor: ctx.agent, sandboxId: info.id, kind: 'file.written', payload: { runId: run.id, callId: call.id, path: full, bytes: w.bytes, sha256: w.sha256 } });
+        await this.audit.appendBatchAsync([{ actor: ctx.agent, sandboxId: info.id, kind: 'file.written', payload: { runId: run.id, callId: call.id, path: full, bytes: w.bytes, sha256: w.sha256 } }]);
         return { path: full, bytes: w.bytes, sha256: w.sha256 };
       },
       settle: (call, w) => {
@@ -395,7 +394,7 @@ export class Gateway implements GatewayMethodHandlers {
       body: async (call) => {
         const all = await listDirIn(this.engine.podman.connection, info.id, comps);
         const entries: FileEntry[] = all.filter((e) => pathAccess(policy.paths, `${full}/${e.name}`).access !== 'hidden');
-        this.audit.append({ actor: ctx.agent, sandboxId: info.id, kind: 'file.listed', payload: { runId: run.id, callId: call.id, path: full, entries: entries.length } });
+        await this.audit.appendBatchAsync([{ actor: ctx.agent, sandboxId: info.id, kind: 'file.listed', payload: { runId: run.id, callId: call.id, path: full, entries: entries.length } }]);
         return { path: full, entries };
       },
       settle: (call, list) => {
@@ -428,6 +427,11 @@ export class Gateway implements GatewayMethodHandlers {
     const stops = [this.engine.events.on('run.call', (c) => c.runId === runId && onCall(c)), this.engine.events.on('run.updated', (r) => r.id === runId && onRun(r))];
     return () => stops.forEach((s) => s());
   }
+}
+
+/** What an agent hears about a sandbox that is missing, not Warden's, or another agent's: the same. */
+function notFound(ref: string): WardenError {
+  return new WardenError('E_NOT_FOUND', `no sandbox named ${ref}`, 'list your sandboxes with GET /v1/sandboxes');
 }
 
 function sha256(data: Buffer): string {

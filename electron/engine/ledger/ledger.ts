@@ -21,6 +21,15 @@ import { loadOrCreateSigner } from './signing.js';
 import { TreeStore } from './tree-store.js';
 import { verifyLedger, verifyLedgerAsync, type VerifyOptions, type VerifySource } from './verify.js';
 
+/** How long a sync append waits for another process's write lock (and async ones in all). */
+const DEFAULT_BUSY_TIMEOUT_MS = 15_000;
+/** The busy wait of one async commit attempt: short, since it holds the event loop. */
+const ASYNC_BUSY_MS = 20;
+
+function isBusy(err: unknown): boolean {
+  return typeof (err as { code?: unknown })?.code === 'string' && (err as { code: string }).code.startsWith('SQLITE_BUSY');
+}
+
 /** Seqs scanned per step by browseAsync (~15 ms of a filtered scan). */
 const BROWSE_WINDOW = 32768;
 
@@ -33,7 +42,7 @@ export interface LedgerOptions {
   checkpointFile?: string;
   /** Content-addressed blobs; default `<dir of file>/blobs`. */
   blobDir?: string;
-  /** How long an append waits for another process's write lock; default 15 s. */
+  /** How long an append waits for another process's write lock (sync: blocking; async: retried, the loop free); default 15 s. */
   busyTimeoutMs?: number;
   /** Sign a checkpoint on close() if entries were added since the last one; default true. */
   checkpointOnClose?: boolean;
@@ -67,6 +76,7 @@ export class Ledger {
   private readonly insertMany: (items: PreparedAppend[]) => LedgerEntry[];
   private readonly timer: NodeJS.Timeout | null = null;
   private closed = false;
+  private closing = false;
   private reportedError = '';
   /** Transactions and entries this instance committed (for diagnostics and the bench). */
   readonly stats = { commits: 0, entries: 0 };
@@ -104,7 +114,11 @@ export class Ledger {
       return out;
     });
     this.insertMany = (items) => tx.immediate(items);
-    this.committer = new GroupCommitter((items) => this.commit(items));
+    this.committer = new GroupCommitter((items) => this.commitWithoutWaiting(items), 10_000, {
+      isBusy,
+      waitMs: this.busyTimeoutMs,
+      expired: (err) => new WardenError('E_LEDGER', `the ledger is locked by another process and stayed locked for ${this.busyTimeoutMs / 1000} s (${(err as Error).message})`, `see which process holds ${file} (lsof ${file}); nothing was done meanwhile`),
+    });
     const every = opts.checkpointEveryMs ?? 60_000;
     if (every > 0) {
       this.timer = setInterval(() => this.scheduledCheckpoint(), every);
@@ -115,7 +129,7 @@ export class Ledger {
   /** Opens (creating on first run: file, schema, triggers, key) the ledger at `file`. */
   static open(file: string, opts: LedgerOptions = {}): Ledger {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    const db = new Database(file, { timeout: opts.busyTimeoutMs ?? 15_000 });
+    const db = new Database(file, { timeout: opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
     try {
       const origin = applySchema(db);
       const format = readMeta(db, 'format');
@@ -130,6 +144,28 @@ export class Ledger {
 
   private live(): void {
     if (this.closed) throw new WardenError('E_LEDGER', 'the ledger is closed');
+  }
+
+  private get busyTimeoutMs(): number {
+    return this.opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  }
+
+  /**
+   * One commit attempt that does not hold the event loop while another process has the lock (a
+   * short busy wait; the group committer tries again later). On close it waits as long as sync appends do.
+   */
+  private commitWithoutWaiting(items: PreparedAppend[]): LedgerEntry[] {
+    if (this.closing) return this.commit(items);
+    return this.withBusyTimeout(ASYNC_BUSY_MS, () => this.commit(items));
+  }
+
+  private withBusyTimeout<T>(ms: number, body: () => T): T {
+    this.db.pragma(`busy_timeout = ${ms}`);
+    try {
+      return body();
+    } finally {
+      this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+    }
   }
 
   private commit(items: PreparedAppend[]): LedgerEntry[] {
@@ -158,6 +194,21 @@ export class Ledger {
   appendBatch(es: AppendInput[]): LedgerEntry[] {
     if (es.length === 0) return [];
     return this.commit(es.map(prepareAppend));
+  }
+
+  /**
+   * appendBatch() for a live process: all or none, in one transaction (group-committed with other
+   * appends of the same turn), without blocking the event loop while another process holds the
+   * write lock. Rejects (E_LEDGER) if the lock is still held after the busy timeout: fail closed.
+   */
+  appendBatchAsync(es: AppendInput[]): Promise<LedgerEntry[]> {
+    try {
+      this.live();
+      if (es.length === 0) return Promise.resolve([]);
+      return this.committer.enqueueAll(es.map(prepareAppend));
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   /** Group commit: resolves once this entry and the others queued with it are durable. */
@@ -281,9 +332,10 @@ export class Ledger {
   private scheduledCheckpoint(): void {
     if (this.closed) return;
     try {
-      if (this.head().size !== (latestCheckpointSize(this.db) ?? -1)) this.checkpoint('schedule');
+      // Never a long busy wait on the event loop: with the lock held elsewhere, the next round signs.
+      if (this.head().size !== (latestCheckpointSize(this.db) ?? -1)) this.withBusyTimeout(ASYNC_BUSY_MS, () => this.checkpoint('schedule'));
     } catch (err) {
-      this.reportCheckpointError(err);
+      if (!isBusy(err)) this.reportCheckpointError(err);
     }
   }
 
@@ -324,7 +376,8 @@ export class Ledger {
   close(): void {
     if (this.closed) return;
     if (this.timer) clearInterval(this.timer);
-    this.committer.flush();
+    this.closing = true;
+    this.committer.flush(true);
     if (this.opts.checkpointOnClose ?? true) {
       try {
         const size = this.head().size;

@@ -125,6 +125,11 @@ export class PodmanConnection extends EventEmitter<{ status: [ConnectionStatus] 
     return { socket: { path: service.socketPath, source: 'owned-service' }, service };
   }
 
+  /** Found at this home's own service socket rather than started here (started by the CLI, say). */
+  private get adoptedOwnService(): boolean {
+    return this.source === 'owned-service' && this.options.startService !== false && this.socketPath === ownedSocketPath(this.options.home);
+  }
+
   get status(): ConnectionStatus {
     return this.statusValue;
   }
@@ -284,10 +289,12 @@ export class PodmanConnection extends EventEmitter<{ status: [ConnectionStatus] 
       this.setStatus('connected');
       return;
     }
-    // An owned service that died is restarted; someone else's is waited for.
-    if (this.service && !this.closed) {
+    // A service of Warden's for this home that died (or idled out) is restarted — one this process
+    // started, or one another Warden process started and this one adopted: it owns what it adopts.
+    // Someone else's is waited for.
+    if ((this.service || this.adoptedOwnService) && !this.closed) {
       try {
-        this.service.stop();
+        this.service?.stop();
         this.service = await OwnedService.start({
           home: this.options.home,
           idleSeconds: this.options.serviceIdleSeconds ?? 0,

@@ -71,6 +71,11 @@ export interface ExecHandlers {
   drain?: () => Promise<void>;
   /** Output both streams may forward between them (a run's budget), on top of outputLimitBytes. */
   allowance?: OutputAllowance;
+  /**
+   * Aborted when whoever waits for the output is gone (an HTTP client that hung up): the command's
+   * process tree is killed as on a timeout, and the result says why in `cancelled` (the abort reason).
+   */
+  signal?: AbortSignal;
 }
 
 export function argvOf(cmd: ExecRequest['cmd']): string[] {
@@ -108,6 +113,7 @@ async function killTree(conn: PodmanConnection, containerId: string, marker: str
 }
 
 export async function runExec(conn: PodmanConnection, containerId: string, req: ExecRequest, handlers: ExecHandlers = {}): Promise<ExecResult> {
+  if (handlers.signal?.aborted) throw new WardenError('E_CONFLICT', `the command was not started: ${String(handlers.signal.reason ?? 'its caller went away')}`);
   const marker = randomBytes(8).toString('hex');
   const env = Object.entries(req.env ?? {}).map(([k, v]) => `${k}=${v}`);
   env.push(`${EXEC_MARKER}=${marker}`);
@@ -135,6 +141,7 @@ export async function runExec(conn: PodmanConnection, containerId: string, req: 
   const demuxer = new FrameDemuxer(stdout.accept, stderr.accept);
 
   let timedOut = false;
+  let cancelled: string | undefined;
   let timer: NodeJS.Timeout | null = null;
   let forceClose: NodeJS.Timeout | null = null;
   const ended = new Promise<void>((resolve, reject) => {
@@ -170,6 +177,19 @@ export async function runExec(conn: PodmanConnection, containerId: string, req: 
         });
     }, req.timeoutMs);
   }
+  // Nobody is reading any more: kill the tree (as a timeout does) and stop reading what is left,
+  // so a stream paused for a reader that vanished does not hold the command (and its call) open.
+  const cancel = () => {
+    if (timedOut || cancelled !== undefined) return;
+    cancelled = String(handlers.signal?.reason ?? 'cancelled');
+    if (timer) clearTimeout(timer);
+    stream.resume();
+    killTree(conn, containerId, marker, req.user)
+      .catch(() => undefined)
+      .finally(() => stream.destroy());
+  };
+  handlers.signal?.addEventListener('abort', cancel, { once: true });
+  if (handlers.signal?.aborted) cancel(); // gone while the exec was being created
   if (hasStdin) {
     stream.write(req.stdin);
     stream.end();
@@ -184,6 +204,7 @@ export async function runExec(conn: PodmanConnection, containerId: string, req: 
   } finally {
     if (timer) clearTimeout(timer);
     if (forceClose) clearTimeout(forceClose);
+    handlers.signal?.removeEventListener('abort', cancel);
   }
   const exitCode = await waitForExit(conn, exec.id);
   const oomKilled = exitCode === 137 && !timedOut ? await newOomKill(conn, containerId).catch(() => false) : false;
@@ -195,6 +216,7 @@ export async function runExec(conn: PodmanConnection, containerId: string, req: 
     stderrBytes: stderr.total,
     truncated: stdout.truncated || stderr.truncated,
     oomKilled,
+    ...(cancelled !== undefined ? { cancelled } : {}),
   };
 }
 

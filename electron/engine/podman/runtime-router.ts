@@ -36,9 +36,22 @@ export class RuntimeRouter {
     private readonly options: RuntimeRouterOptions,
   ) {}
 
-  /** The connection whose creates use `runtime`. */
-  connectionFor(runtime: RuntimeName): Promise<PodmanConnection> {
-    if (this.main.serviceRuntime === runtime) return Promise.resolve(this.main);
+  /**
+   * The connection whose creates use `runtime`. Its service is Warden's own, and may have died or
+   * exited after its idle timeout since the last create: then it is started again, whichever
+   * Warden process started it first.
+   */
+  async connectionFor(runtime: RuntimeName): Promise<PodmanConnection> {
+    if (this.main.serviceRuntime === runtime) return this.main;
+    const cached = this.byRuntime.get(runtime);
+    if (cached) {
+      const conn = await cached.catch(() => null);
+      if (conn && conn.status === 'connected' && (await pingSocket(conn.socketPath, 1000))) return conn;
+      if (this.byRuntime.get(runtime) === cached) {
+        this.byRuntime.delete(runtime);
+        conn?.close();
+      }
+    }
     let pending = this.byRuntime.get(runtime);
     if (!pending) {
       pending = this.open(runtime);
