@@ -94,7 +94,8 @@ describe('warden CLI', () => {
     try {
       const id = JSON.parse(created.stdout).id as string;
       const kinds = ledger.entries({ sandboxId: id }).map((e) => e.kind);
-      expect(kinds).toEqual(['sandbox.created', 'exec.started', 'exec.finished', 'exec.started', 'exec.finished', 'sandbox.stopped', 'sandbox.started', 'sandbox.destroyed']);
+      // Each start is attested before the CLI exits (the attestation runs in the background of create).
+      expect(kinds).toEqual(['sandbox.created', 'sandbox.attested', 'exec.started', 'exec.finished', 'exec.started', 'exec.finished', 'sandbox.stopped', 'sandbox.started', 'sandbox.attested', 'sandbox.destroyed']);
       const finished = ledger.entries({ sandboxId: id, kind: 'exec.finished' })[0]!.payload as Record<string, unknown>;
       expect(finished).toMatchObject({ argv: ['sh', '-c', expect.any(String)], exitCode: 7, stdoutBytes: 4, stderrBytes: 4, stdoutPreview: 'out\n', stderrPreview: 'err\n' });
       expect(finished.stdoutDigest).toMatch(/^[0-9a-f]{64}$/);

@@ -124,6 +124,7 @@ export class WardenEngine implements MethodHandlers {
   }
 
   async 'sandbox.pause'(p: MethodParams<'sandbox.pause'>) {
+    await this.settleAttestation(p.ref);
     return this.lifecycle('sandbox.paused', this.podman.sandboxes.pause(p.ref));
   }
 
@@ -131,7 +132,15 @@ export class WardenEngine implements MethodHandlers {
     return this.lifecycle('sandbox.resumed', this.podman.sandboxes.resume(p.ref));
   }
 
+  /** A background attestation of this sandbox lands before it is paused or removed. */
+  private async settleAttestation(ref: string): Promise<void> {
+    if (!this.attestations.busy) return;
+    const id = await this.podman.sandboxes.resolve(ref).then((s) => s.id, () => null);
+    if (id) await this.attestations.settle(id);
+  }
+
   async 'sandbox.destroy'(p: MethodParams<'sandbox.destroy'>) {
+    await this.settleAttestation(p.ref);
     const gone = await this.podman.sandboxes.destroy(p.ref);
     this.record(gone.id, 'sandbox.destroyed', { name: gone.name });
     this.attestations.forget(gone.id);

@@ -5,16 +5,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestEngine, type TestEngine } from '../../test-support/podman-fixture.js';
 import { TEST_LABEL_KEY } from '../../test-support/test-label.js';
+import { createTampered } from '../../test-support/tampered-sandbox.js';
 import { parseRequest } from '../../../shared/contracts/validate.js';
-import { SandboxSpecSchema } from '../../../shared/types/sandbox.js';
 import type { Attestation } from '../../../shared/types/attestation.js';
 import { WardenEngine } from '../engine.js';
 import { openAuditLedger } from '../open-ledger.js';
 import type { Ledger } from '../ledger/index.js';
-import { buildSpecGenerator, resolveSandbox } from '../podman/container-spec.js';
-import { hostLimits } from '../podman/host-limits.js';
-import { LABEL } from '../podman/labels.js';
-import { installSeccompProfile } from '../podman/wall.js';
 
 const MiB = 1024 * 1024;
 let t: TestEngine;
@@ -89,15 +85,9 @@ describe('attestation', () => {
   });
 
   it('fails a sandbox whose real memory limit is not the one it promises, naming both', async () => {
-    // Made through libpod directly: labels say 256 MiB, the container really has 512 MiB.
+    // Labels say 256 MiB, the container really has 512 MiB.
     const name = `t-${t.runId}-tampered`;
-    const parsed = SandboxSpecSchema.parse({ name, memory: '512m', labels: { [TEST_LABEL_KEY]: t.runId } });
-    const ctx = { name, image: t.engine.sandboxes.defaultImage, runtime: t.engine.connection.defaultRuntime!, rootless: false, hostLimits: hostLimits(), now: new Date(), seccompProfile: installSeccompProfile(t.home), wall: { workspaceOwner: null } };
-    const gen = buildSpecGenerator(parsed, resolveSandbox(parsed, ctx), ctx);
-    (gen.labels as Record<string, string>)[LABEL.memory] = String(256 * MiB);
-    const creator = await t.engine.router.connectionFor(ctx.runtime);
-    const made = await creator.libpod<{ Id: string }>('POST', '/containers/create', gen, 'tampered');
-    await t.engine.connection.libpod('POST', `/containers/${made.Id}/start`, undefined, 'tampered', [204, 304]);
+    await createTampered(t, name, 256 * MiB, 512 * MiB);
     const a = await engine['sandbox.attest']({ ref: name });
     expect(a.ok).toBe(false);
     expect(failed(a)).toHaveLength(1);

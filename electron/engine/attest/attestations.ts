@@ -13,7 +13,7 @@ export const AUTO_ACTOR = 'system';
 
 export class Attestations {
   private readonly latest = new Map<string, Attestation>();
-  private readonly pending = new Set<Promise<unknown>>();
+  private readonly pending = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly conn: PodmanConnection,
@@ -37,13 +37,29 @@ export class Attestations {
   later(sandbox: SandboxInfo): void {
     if (sandbox.state !== 'running') return;
     const job = this.run(sandbox, false, AUTO_ACTOR).catch(() => undefined);
-    this.pending.add(job);
-    void job.finally(() => this.pending.delete(job));
+    this.pending.set(sandbox.id, job);
+    void job.finally(() => {
+      if (this.pending.get(sandbox.id) === job) this.pending.delete(sandbox.id);
+    });
+  }
+
+  /**
+   * Waits for the sandbox's background attestation, if one is running: pausing would freeze its
+   * exec mid-way, and removing a container while an exec is still being set up or torn down can
+   * fail to remove its root filesystem.
+   */
+  async settle(sandboxId: string): Promise<void> {
+    await this.pending.get(sandboxId);
+  }
+
+  /** Some background attestation is running (callers skip a lookup when none is). */
+  get busy(): boolean {
+    return this.pending.size > 0;
   }
 
   /** Resolves once every background attestation has landed (a CLI waits before it closes). */
   async idle(): Promise<void> {
-    while (this.pending.size) await Promise.all([...this.pending]);
+    while (this.pending.size) await Promise.all([...this.pending.values()]);
   }
 
   latestFor(sandboxId: string): Attestation | null {

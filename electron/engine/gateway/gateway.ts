@@ -12,6 +12,7 @@ import { SandboxSpecSchema, type SandboxInfo } from '../../../shared/types/sandb
 import type { WardenEngine } from '../engine.js';
 import { argvOf, type ExecHandlers } from '../podman/exec-session.js';
 import { Approvals } from './approvals.js';
+import { attestationDenial } from './attestation-gate.js';
 import type { ContextAuditSink } from './audit-context.js';
 import { CallOutput } from './call-output.js';
 import { CallRunner, boundArgs, type AgentContext, type CallHooks, type PolicyVerdict } from './call-runner.js';
@@ -80,7 +81,8 @@ export class Gateway implements GatewayMethodHandlers {
       this.resolved.set(ref, { info, until: Date.now() + RESOLVE_CACHE_MS });
       if (this.resolved.size > 1000) this.resolved.clear();
     }
-    if (!this.mayAccess(ctx, info)) {
+    const unattested = this.mayAccess(ctx, info) ? attestationDenial(this.policy, tool, info, this.engine.attestations.latestFor(info.id)) : null;
+    if (!this.mayAccess(ctx, info) || unattested) {
       // Recorded as a decision: the agent asked for a sandbox it may not touch.
       const run = this.runs.open(ctx.agent, ctx.runKey, null, () => this.policy.budgets);
       await this.runner
@@ -92,6 +94,7 @@ export class Gateway implements GatewayMethodHandlers {
           args: { ref },
           policy: effectivePolicy(this.policy, null),
           verdict: () => {
+            if (unattested) throw unattested;
             throw new GatewayDenial('policy', `sandbox ${ref} was not created by agent ${ctx.agent}`, 'agents act only on sandboxes they created (policy access: own)');
           },
           body: async () => undefined,
