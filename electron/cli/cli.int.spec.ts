@@ -61,6 +61,24 @@ describe('warden CLI', () => {
     expect(human.stdout).toMatch(/default runtime\s+(runc|crun)/);
   });
 
+  it('attest: a checklist with evidence, --json, exit 0 only when every promise holds', () => {
+    const name = `${prefix}-att`;
+    expect(warden(['sandbox', 'create', '--name', name, '--read-only']).status).toBe(0);
+    try {
+      const human = warden(['sandbox', 'attest', name]);
+      expect(human.status, human.stdout + human.stderr).toBe(0);
+      expect(human.stdout).toMatch(/✓ read-only root filesystem\s+a write to \/ failed: Read-only file system/);
+      expect(human.stdout).toMatch(/✓ every promise holds/);
+      const json = warden(['sandbox', 'attest', name, '--json']);
+      expect(JSON.parse(json.stdout)).toMatchObject({ name, ok: true, deep: false, actor: 'user' });
+      const missing = warden(['sandbox', 'attest', `${prefix}-none`]);
+      expect(missing.status).toBe(4);
+      expect(missing.stderr).toContain(`no sandbox named ${prefix}-none`);
+    } finally {
+      warden(['sandbox', 'rm', name]);
+    }
+  });
+
   it('round trip: create → exec → ls → rm, with the command’s exit code and streams', async () => {
     const name = `${prefix}-a`;
     const created = warden(['sandbox', 'create', '--name', name, '--memory', '256m', '--cpus', '0.5', '--pids', '128', '--json']);

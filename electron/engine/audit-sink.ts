@@ -10,6 +10,8 @@ export interface AuditSink {
   append(record: AuditRecord): unknown;
   /** All or none, in order, in one transaction (one fsync); a sink without it gets one append each. */
   appendBatch?(records: AuditRecord[]): unknown[];
+  /** Runs work the engine starts on its own (a background attestation) outside any caller's context. */
+  detached?<T>(body: () => T): T;
 }
 
 /** Appends the records in one transaction where the sink can, else one by one. */

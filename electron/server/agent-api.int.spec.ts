@@ -84,6 +84,8 @@ describe('an agent script over HTTP', () => {
       ['sandbox.destroy', 'ok'],
     ]);
     // The automatic attestation after create lands whenever it finishes: it is the engine's, not bob's.
+    const attested = ts.audit.entries.slice(before).filter((e) => e.kind === 'sandbox.attested');
+    expect(attested.every((e) => e.actor === 'system')).toBe(true);
     const mine = ts.audit.entries.slice(before).filter((e) => e.kind !== 'sandbox.attested');
     expect(mine.every((e) => e.actor === 'bob')).toBe(true);
     expect(mine.map((e) => e.kind)).toEqual([

@@ -36,7 +36,8 @@ export class Attestations {
    */
   later(sandbox: SandboxInfo): void {
     if (sandbox.state !== 'running') return;
-    const job = this.run(sandbox, false, AUTO_ACTOR).catch(() => undefined);
+    const start = () => this.run(sandbox, false, AUTO_ACTOR).catch(() => undefined);
+    const job = this.audit.detached ? this.audit.detached(start) : start();
     this.pending.set(sandbox.id, job);
     void job.finally(() => {
       if (this.pending.get(sandbox.id) === job) this.pending.delete(sandbox.id);
