@@ -8,6 +8,7 @@ import { StateBadge } from '../sandboxes/StateBadge.js';
 import { Uptime } from '../sandboxes/Uptime.js';
 import { TerminalView } from '../terminal/TerminalView.js';
 import { SandboxRuns } from '../runs/SandboxRuns.js';
+import { AttestationPanel } from './AttestationPanel.js';
 
 function Facts({ sandbox }: { sandbox: SandboxInfo }) {
   const l = sandbox.limits;
@@ -64,6 +65,7 @@ export function SandboxDetail({ id }: { id: string }) {
         <SandboxActions sandbox={sandbox} />
       </header>
       <Facts sandbox={sandbox} />
+      <AttestationPanel sandboxId={sandbox.id} running={running} />
       <SandboxRuns sandboxId={sandbox.id} />
       <ResourceGraphs sandboxId={sandbox.id} />
       {running ? (
