@@ -87,6 +87,9 @@ describe('attestation verdicts', () => {
   it('fails a runc sandbox that is really gVisor-less where gVisor was promised, and the reverse', () => {
     expect(byId(plainChecks(parseSections(RUNC), expectRunc({ runtime: 'runsc' })))['runtime']!.ok).toBe(false);
     expect(byId(plainChecks(parseSections(GVISOR), expectRunc()))['runtime']!.ok).toBe(false);
+    // krun: a guest kernel of its own, or it is no microVM
+    expect(byId(plainChecks(parseSections(RUNC), expectRunc({ runtime: 'krun' })))['runtime']!.ok).toBe(false);
+    expect(byId(plainChecks(parseSections(RUNC.replace(HOST_VERSION, 'Linux version 6.2.0 (libkrunfw)')), expectRunc({ runtime: 'krun' })))['runtime']!.ok).toBe(true);
   });
 
   it('fails a sandbox whose limits differ from the promise, naming both numbers', () => {

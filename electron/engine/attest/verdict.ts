@@ -42,6 +42,8 @@ function runtimeCheck(s: Map<string, string>, e: AttestExpectations): Attestatio
   const sameKernel = hostVersion === null ? null : inside === hostVersion;
   const seen = `dmesg ${gvisorSays ? 'says "Starting gVisor"' : 'has no gVisor banner'}; /proc/version ${sameKernel === null ? '(host’s not readable here)' : sameKernel ? 'is the host’s' : 'differs from the host’s'}`;
   if (isGvisor(e.runtime)) return gvisorSays && sameKernel !== true ? pass('runtime', promise, seen) : fail('runtime', promise, seen);
+  // A microVM (krun) boots its own guest kernel: the host's would mean no VM at all.
+  if (/krun/i.test(e.runtime)) return sameKernel === false ? pass('runtime', 'runs in a microVM with its own kernel', seen) : fail('runtime', 'runs in a microVM with its own kernel', seen);
   return !gvisorSays && sameKernel !== false ? pass('runtime', promise, seen) : fail('runtime', promise, seen);
 }
 
