@@ -47,6 +47,8 @@ beforeAll(async () => {
   );
   const info = await ts.agent('alice').createSandbox({ name: `t-${ts.t.runId}-a`, labels: ts.labels });
   sandbox = info.id;
+  // Its automatic attestation lands now, not inside a spec that counts ledger entries.
+  await ts.server.engine.attestations.idle();
 });
 
 afterAll(async () => {
