@@ -3,6 +3,9 @@
 // sandbox.attested, a sandbox whose labels promise less than its real limits fails, and --deep
 // meets the pids limit and leaves the sandbox running.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { openTestEngine, type TestEngine } from '../../test-support/podman-fixture.js';
 import { TEST_LABEL_KEY } from '../../test-support/test-label.js';
 import { createTampered } from '../../test-support/tampered-sandbox.js';
@@ -72,7 +75,7 @@ describe('attestation', () => {
     expect((recorded[1]!.payload as { checks: unknown[] }).checks).toEqual(asked.checks);
   });
 
-  it('follows the promise: nat has interfaces, a read-only root refuses a write', async () => {
+  it('follows the promise: nat has interfaces, a read-only root refuses a write, a workspace is the one host mount', async () => {
     const nat = await engine['sandbox.create'](spec({ network: 'nat' }));
     const a = await engine['sandbox.attest']({ ref: nat.name });
     expect(failed(a)).toEqual([]);
@@ -82,6 +85,18 @@ describe('attestation', () => {
     expect(failed(b)).toEqual([]);
     expect(check(b, 'read-only-root')).toMatchObject({ ok: true, evidence: expect.stringContaining('Read-only file system') });
     expect(check(b, 'read-only-root').skipped).toBeUndefined();
+    // A workspace is the one host mount allowed, and only when promised.
+    const dir = mkdtempSync(join(tmpdir(), 'warden-attest-ws-'));
+    try {
+      const ws = await engine['sandbox.create'](spec({ workspace: dir }));
+      const c = await engine['sandbox.attest']({ ref: ws.name });
+      expect(failed(c)).toEqual([]);
+      expect(check(c, 'mounts').promise).toBe(`only the workspace (${dir}) is mounted from the host`);
+      expect(check(c, 'mounts').evidence).toContain('beyond /workspace and Podman’s own files');
+      await engine['sandbox.destroy']({ ref: ws.name });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('fails a sandbox whose real memory limit is not the one it promises, naming both', async () => {
