@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ExecRequest, ExecResult } from '../../shared/types/exec.js';
 import type { SandboxInfo, SandboxSpec } from '../../shared/types/sandbox.js';
+import type { Attestation } from '../../shared/types/attestation.js';
 import type { ExecHandlers } from '../engine/podman/exec-session.js';
 import { ensureWardenHome } from '../engine/paths.js';
 import { WardenClient } from '../server/client.js';
@@ -26,6 +27,7 @@ export interface CliBackend {
   lifecycle(verb: LifecycleVerb, ref: string): Promise<SandboxInfo>;
   destroy(ref: string): Promise<{ id: string; name: string }>;
   exec(ref: string, request: ExecRequest, sinks: ExecHandlers): Promise<ExecResult>;
+  attest(ref: string, deep: boolean): Promise<Attestation>;
 }
 
 /** WARDEN_LOCAL=1 keeps a command in this process even when a server is up. */
@@ -51,6 +53,8 @@ function serverBackend(client: WardenClient): CliBackend {
     lifecycle: (verb, ref) =>
       verb === 'start' || verb === 'stop' ? client.call<SandboxInfo>('POST', `/v1/sandboxes/${encodeURIComponent(ref)}/${verb}`) : local((b) => b.lifecycle(verb, ref)),
     destroy: (ref) => client.destroySandbox(ref),
+    // Not an agent's call: a person's, through the engine here (same ledger).
+    attest: (ref, deep) => local((b) => b.attest(ref, deep)),
     exec: async (ref, request, sinks) => {
       if (request.user !== undefined) return local((b) => b.exec(ref, request, sinks));
       const write = async (handler: ExecHandlers['onStdout'], chunk: Buffer) => {
@@ -84,5 +88,6 @@ function inProcess(engine: WardenEngine): CliBackend {
     lifecycle: (verb, ref) => engine[`sandbox.${verb}`]({ ref }),
     destroy: (ref) => engine['sandbox.destroy']({ ref }),
     exec: (ref, request, sinks) => engine.execStream(ref, request, sinks),
+    attest: (ref, deep) => engine['sandbox.attest']({ ref, deep }),
   };
 }

@@ -62,6 +62,24 @@ describe('warden CLI', () => {
     expect(report.checks.find((c: { name: string }) => c.name === 'disk limit')?.detail).toMatch(/^enforced/);
   });
 
+  it('attest: a checklist with evidence, --json, exit 0 only when every promise holds', () => {
+    const name = `${prefix}-att`;
+    expect(warden(['sandbox', 'create', '--name', name, '--read-only']).status).toBe(0);
+    try {
+      const human = warden(['sandbox', 'attest', name]);
+      expect(human.status, human.stdout + human.stderr).toBe(0);
+      expect(human.stdout).toMatch(/✓ read-only root filesystem\s+a write to \/ failed: Read-only file system/);
+      expect(human.stdout).toMatch(/✓ every promise holds/);
+      const json = warden(['sandbox', 'attest', name, '--json']);
+      expect(JSON.parse(json.stdout)).toMatchObject({ name, ok: true, deep: false, actor: 'user' });
+      const missing = warden(['sandbox', 'attest', `${prefix}-none`]);
+      expect(missing.status).toBe(4);
+      expect(missing.stderr).toContain(`no sandbox named ${prefix}-none`);
+    } finally {
+      warden(['sandbox', 'rm', name]);
+    }
+  });
+
   it('round trip: create → exec → ls → rm, with the command’s exit code and streams', async () => {
     const name = `${prefix}-a`;
     const created = warden(['sandbox', 'create', '--name', name, '--memory', '256m', '--cpus', '0.5', '--pids', '128', '--disk', '256m', '--json']);
@@ -97,7 +115,8 @@ describe('warden CLI', () => {
     try {
       const id = JSON.parse(created.stdout).id as string;
       const kinds = ledger.entries({ sandboxId: id }).map((e) => e.kind);
-      expect(kinds).toEqual(['sandbox.created', 'exec.started', 'exec.finished', 'exec.started', 'exec.finished', 'sandbox.stopped', 'sandbox.started', 'sandbox.destroyed']);
+      // Each start is attested before the CLI exits (the attestation runs in the background of create).
+      expect(kinds).toEqual(['sandbox.created', 'sandbox.attested', 'exec.started', 'exec.finished', 'exec.started', 'exec.finished', 'sandbox.stopped', 'sandbox.started', 'sandbox.attested', 'sandbox.destroyed']);
       const finished = ledger.entries({ sandboxId: id, kind: 'exec.finished' })[0]!.payload as Record<string, unknown>;
       expect(finished).toMatchObject({ argv: ['sh', '-c', expect.any(String)], exitCode: 7, stdoutBytes: 4, stderrBytes: 4, stdoutPreview: 'out\n', stderrPreview: 'err\n' });
       expect(finished.stdoutDigest).toMatch(/^[0-9a-f]{64}$/);

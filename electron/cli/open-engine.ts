@@ -22,6 +22,8 @@ export async function withEngine<T>(body: (engine: WardenEngine) => Promise<T>):
   try {
     return await body(engine);
   } finally {
+    // The attestation a create or start began in the background lands before the CLI exits.
+    await engine.attestations.idle();
     engine.close();
     ledger.close();
   }

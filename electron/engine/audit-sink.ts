@@ -15,6 +15,8 @@ export interface AuditSink {
    * ledger retries in the background until its deadline, then rejects). Live processes use it.
    */
   appendBatchAsync?(records: AuditRecord[]): Promise<unknown[]>;
+  /** Runs work the engine starts on its own (a background attestation) outside any caller's context. */
+  detached?<T>(body: () => T): T;
 }
 
 /** Appends the records in one transaction where the sink can, else one by one. */

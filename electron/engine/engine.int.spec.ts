@@ -31,18 +31,20 @@ const spec = (extra: Record<string, unknown> = {}) => parseRequest('sandbox.crea
 describe('WardenEngine', () => {
   it('records create, exec and destroy with digests and previews, and the chain verifies', async () => {
     const sb = await engine['sandbox.create'](spec({ memory: '128m' }));
+    await engine.attestations.idle();
     const r = await engine['exec.run'](parseRequest('exec.run', { ref: sb.name, request: { cmd: 'printf hello; printf oops >&2; exit 2' } }));
     expect(r).toMatchObject({ exitCode: 2, stdoutBase64: Buffer.from('hello').toString('base64'), stderrBase64: Buffer.from('oops').toString('base64') });
     await engine['sandbox.destroy']({ ref: sb.name });
     const entries = ledger.entries({ sandboxId: sb.id });
     expect(entries.map((e) => [e.kind, e.actor])).toEqual([
       ['sandbox.created', 'tester'],
+      ['sandbox.attested', 'system'],
       ['exec.started', 'tester'],
       ['exec.finished', 'tester'],
       ['sandbox.destroyed', 'tester'],
     ]);
     expect(entries[0]!.payload).toMatchObject({ name: sb.name, runtime: sb.runtime, limits: { memoryBytes: 128 * 1024 ** 2 } });
-    expect(entries[2]!.payload).toMatchObject({ exitCode: 2, stdoutPreview: 'hello', stderrPreview: 'oops', stdoutDigest: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824' });
+    expect(entries[3]!.payload).toMatchObject({ exitCode: 2, stdoutPreview: 'hello', stderrPreview: 'oops', stdoutDigest: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824' });
     expect(ledger.verify().ok).toBe(true);
   });
 

@@ -12,6 +12,7 @@ import { EngineEvents } from './podman/events.js';
 import { subscribeStats, type StatsSubscription } from './podman/stats.js';
 import { openTerminal, type TerminalOptions, type TerminalSession } from './podman/terminal-session.js';
 import { runDoctor } from './doctor.js';
+import { Attestations } from './attest/attestations.js';
 
 const PREVIEW_BYTES = 512;
 /** Default cap of output kept by a buffered exec (exec.run); streamed execs keep none. */
@@ -34,12 +35,14 @@ export class WardenEngine implements MethodHandlers {
   readonly events = new EventBus();
   private engineEvents: EngineEvents | null = null;
   private reaper: NodeJS.Timeout | null = null;
+  readonly attestations: Attestations;
 
   constructor(
     readonly podman: PodmanEngine,
     private readonly audit: AuditSink,
     private readonly options: WardenEngineOptions = { actor: 'user' },
   ) {
+    this.attestations = new Attestations(podman.connection, audit, this.events, podman.options.home);
     podman.connection.on('status', (status) => {
       this.events.emit('engine.status', { status });
       this.record(null, status === 'connected' ? 'engine.up' : 'engine.down', { status }).catch((err: Error) => process.stderr.write(`warden: the ledger did not record engine.${status === 'connected' ? 'up' : 'down'}: ${err.message}\n`));
@@ -105,6 +108,7 @@ export class WardenEngine implements MethodHandlers {
   async 'sandbox.create'(spec: MethodParams<'sandbox.create'>) {
     const info = await this.podman.sandboxes.create(spec);
     await this.record(info.id, 'sandbox.created', { name: info.name, image: info.image, runtime: info.runtime, network: info.network, limits: info.limits, workspace: info.workspace, expiresAt: info.expiresAt });
+    this.attestations.later(info);
     return info;
   }
 
@@ -115,7 +119,9 @@ export class WardenEngine implements MethodHandlers {
   }
 
   async 'sandbox.start'(p: MethodParams<'sandbox.start'>) {
-    return this.lifecycle('sandbox.started', this.podman.sandboxes.start(p.ref));
+    const info = await this.lifecycle('sandbox.started', this.podman.sandboxes.start(p.ref));
+    this.attestations.later(info);
+    return info;
   }
 
   async 'sandbox.stop'(p: MethodParams<'sandbox.stop'>) {
@@ -123,10 +129,13 @@ export class WardenEngine implements MethodHandlers {
   }
 
   async 'sandbox.restart'(p: MethodParams<'sandbox.restart'>) {
-    return this.lifecycle('sandbox.restarted', this.podman.sandboxes.restart(p.ref));
+    const info = await this.lifecycle('sandbox.restarted', this.podman.sandboxes.restart(p.ref));
+    this.attestations.later(info);
+    return info;
   }
 
   async 'sandbox.pause'(p: MethodParams<'sandbox.pause'>) {
+    await this.settleAttestation(p.ref);
     return this.lifecycle('sandbox.paused', this.podman.sandboxes.pause(p.ref));
   }
 
@@ -134,10 +143,27 @@ export class WardenEngine implements MethodHandlers {
     return this.lifecycle('sandbox.resumed', this.podman.sandboxes.resume(p.ref));
   }
 
+  /** A background attestation of this sandbox lands before it is paused or removed. */
+  private async settleAttestation(ref: string): Promise<void> {
+    if (!this.attestations.busy) return;
+    const id = await this.podman.sandboxes.resolve(ref).then((s) => s.id, () => null);
+    if (id) await this.attestations.settle(id);
+  }
+
   async 'sandbox.destroy'(p: MethodParams<'sandbox.destroy'>) {
+    await this.settleAttestation(p.ref);
     const gone = await this.podman.sandboxes.destroy(p.ref);
     await this.record(gone.id, 'sandbox.destroyed', { name: gone.name });
+    this.attestations.forget(gone.id);
     return gone;
+  }
+
+  async 'sandbox.attest'(p: MethodParams<'sandbox.attest'>) {
+    return this.attestations.run(await this.podman.sandboxes.resolve(p.ref), p.deep ?? false, this.options.actor);
+  }
+
+  async 'sandbox.attestation'(p: MethodParams<'sandbox.attestation'>) {
+    return this.attestations.latestFor((await this.podman.sandboxes.resolve(p.ref)).id);
   }
 
   /** Runs a command, streaming its output to the handlers, and records start and finish. */

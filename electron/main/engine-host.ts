@@ -15,7 +15,7 @@ import { LedgerView } from '../engine/ledger/ledger-view.js';
 import type { Ledger } from '../engine/ledger/ledger.js';
 import { noEngineYet, type EngineSource } from '../server/web-shell/engine-source.js';
 
-const RELAYED: EventName[] = ['engine.status', 'sandbox.event', 'sandbox.resync', 'stats.sample', 'run.updated', 'run.call', 'run.output', 'approval.requested', 'approval.decided'];
+const RELAYED: EventName[] = ['engine.status', 'sandbox.event', 'sandbox.resync', 'sandbox.attested', 'stats.sample', 'run.updated', 'run.call', 'run.output', 'approval.requested', 'approval.decided'];
 const MAX_RETRY_MS = 5000;
 
 export class EngineHost implements EngineSource {

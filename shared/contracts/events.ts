@@ -3,6 +3,7 @@ import type { ConnectionStatus, EngineEvent } from '../types/engine.js';
 import type { StatsSample } from '../types/stats.js';
 import type { ApprovalInfo, RunInfo, ToolCallInfo } from '../types/run.js';
 import type { LedgerEntry } from '../types/ledger.js';
+import type { Attestation } from '../types/attestation.js';
 
 export interface EventMap {
   'engine.status': { status: ConnectionStatus };
@@ -10,6 +11,8 @@ export interface EventMap {
   /** The engine stream was re-opened after a gap: take a fresh snapshot. */
   'sandbox.resync': Record<string, never>;
   'stats.sample': StatsSample;
+  /** An attestation landed (the automatic one after start, or one asked for). */
+  'sandbox.attested': Attestation;
   /** A run was opened or changed (status, counters, breaker). */
   'run.updated': RunInfo;
   /** A tool call was added or changed (decision, status, result, ledger seqs). */

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { ConnectionInfo, DoctorReport } from '../types/engine.js';
 import { SandboxRefSchema, SandboxSpecSchema, type SandboxInfo } from '../types/sandbox.js';
 import { ExecRequestSchema, TerminalSizeSchema, type ExecResult } from '../types/exec.js';
+import { AttestRequestSchema, type Attestation } from '../types/attestation.js';
 import { ApprovalDecideSchema, RunQuerySchema, type ApprovalInfo, type RunDetail, type RunInfo } from '../types/run.js';
 import {
   LedgerBrowseSchema,
@@ -32,6 +33,10 @@ export const MethodSchemas = {
   'sandbox.resume': RefRequest,
   'sandbox.destroy': RefRequest,
   'exec.run': z.object({ ref: SandboxRefSchema, request: ExecRequestSchema }).strict(),
+  /** Checks from inside that each promise holds; recorded as sandbox.attested. */
+  'sandbox.attest': AttestRequestSchema,
+  /** The sandbox's latest attestation in this process, or null. */
+  'sandbox.attestation': RefRequest,
 } as const;
 
 export interface ExecRunResponse extends ExecResult {
@@ -53,6 +58,8 @@ export interface MethodResponses {
   'sandbox.resume': SandboxInfo;
   'sandbox.destroy': { id: string; name: string };
   'exec.run': ExecRunResponse;
+  'sandbox.attest': Attestation;
+  'sandbox.attestation': Attestation | null;
 }
 
 export type MethodName = keyof typeof MethodSchemas;

@@ -75,6 +75,8 @@ export const CreateLimitsSchema = z
     maxTtlSeconds: z.number().int().positive(),
     /** Sandboxes one agent may have at once. */
     maxSandboxes: z.number().int().positive(),
+    /** Refuse agent calls into a sandbox whose latest attestation failed (default false). */
+    requireAttestation: z.boolean().optional(),
   })
   .strict()
   .refine((c) => !c.requireRuntime || c.runtimes.includes(c.requireRuntime), { message: 'requireRuntime must be one of runtimes', path: ['requireRuntime'] });

@@ -5,6 +5,7 @@ import { withBackend, type LifecycleVerb } from '../backend.js';
 import { printResult, runCommand } from '../output.js';
 import { collectPairs, pairsToRecord, parseIntegerOption, parseNumberOption } from '../parse-options.js';
 import { formatSandboxTable } from '../sandbox-table.js';
+import { formatAttestation } from '../attestation-format.js';
 import { resolve } from 'node:path';
 
 interface CreateOptions {
@@ -117,6 +118,20 @@ export function registerSandbox(program: Command): void {
         }),
       );
   }
+
+  sandbox
+    .command('attest <name>')
+    .description('check from inside that every promise holds (exit 0 only if all do); recorded in the ledger')
+    .option('--deep', 'also meet the pids and memory limits in child processes, try a user namespace and the cgroup files')
+    .option('--json', 'print the attestation as JSON')
+    .action((name: string, o: { deep?: boolean; json?: boolean }) =>
+      runCommand(!!o.json, async () => {
+        const { ref, deep } = parseRequest('sandbox.attest', { ref: name, deep: o.deep });
+        const result = await withBackend((b) => b.attest(ref, deep ?? false));
+        printResult(!!o.json, result, formatAttestation);
+        return result.ok ? 0 : 1;
+      }),
+    );
 
   sandbox
     .command('rm <name>')

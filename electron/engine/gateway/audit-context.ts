@@ -24,6 +24,11 @@ export class ContextAuditSink implements AuditSink {
     return this.als.run(ctx, body);
   }
 
+  /** The engine's own work started during an agent's call is not the agent's (nor part of its call). */
+  detached<T>(body: () => T): T {
+    return this.als.exit(body);
+  }
+
   append(record: AuditRecord): unknown {
     const ctx = this.als.getStore();
     const result = this.inner.append(ctx ? { ...record, actor: ctx.actor } : record);

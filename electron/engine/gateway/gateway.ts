@@ -13,6 +13,7 @@ import type { WardenEngine } from '../engine.js';
 import { argvOf, type ExecHandlers } from '../podman/exec-session.js';
 import { AgentLimits, runOnlyAllowance } from './agent-limits.js';
 import { Approvals } from './approvals.js';
+import { attestationDenial } from './attestation-gate.js';
 import type { ContextAuditSink } from './audit-context.js';
 import { CallOutput } from './call-output.js';
 import { CallRunner, boundArgs, type AgentContext, type CallHooks } from './call-runner.js';
@@ -104,6 +105,24 @@ export class Gateway implements GatewayMethodHandlers {
         .appendBatchAsync([{ actor: ctx.agent, sandboxId: info.id, kind: 'policy.denied', payload: { tool, args: { ref }, decision: { action: 'deny', source: 'access', reason, denyReason: 'policy' } } }])
         .catch((err: Error) => process.stderr.write(`warden: WARNING: the ledger did not take a policy.denied entry (${reason}): ${err.message}\n`));
       throw notFound(ref);
+    }
+    const unattested = attestationDenial(this.policy, tool, info, this.engine.attestations.latestFor(info.id));
+    if (unattested) {
+      // Recorded as a decision, in a run of its own like any refused call.
+      const run = this.openRun(ctx, null, tool, { ref });
+      await this.runner.call({
+        ctx,
+        run,
+        sandboxId: info.id,
+        tool,
+        args: { ref },
+        policy: effectivePolicy(this.policy, null),
+        verdict: () => {
+          throw unattested;
+        },
+        body: async () => undefined,
+        settle: () => true,
+      });
     }
     return info;
   }

@@ -26,6 +26,7 @@ const FORWARDED: EventName[] = [
   'engine.status',
   'sandbox.event',
   'sandbox.resync',
+  'sandbox.attested',
   'run.updated',
   'run.call',
   'run.output',

@@ -9,6 +9,7 @@ import { TierBadge } from '../sandboxes/TierBadge.js';
 import { Uptime } from '../sandboxes/Uptime.js';
 import { TerminalView } from '../terminal/TerminalView.js';
 import { SandboxRuns } from '../runs/SandboxRuns.js';
+import { AttestationPanel } from './AttestationPanel.js';
 
 function Facts({ sandbox }: { sandbox: SandboxInfo }) {
   const l = sandbox.limits;
@@ -68,6 +69,7 @@ export function SandboxDetail({ id }: { id: string }) {
         <SandboxActions sandbox={sandbox} />
       </header>
       <Facts sandbox={sandbox} />
+      <AttestationPanel sandboxId={sandbox.id} running={running} />
       <SandboxRuns sandboxId={sandbox.id} />
       <ResourceGraphs sandboxId={sandbox.id} />
       {running ? (

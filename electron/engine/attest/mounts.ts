@@ -1,0 +1,48 @@
+// "Only the workspace is mounted from the host": judged from /proc/self/mountinfo. A mount is from
+// the host when its filesystem is not one the kernel (or gVisor) makes for the sandbox alone; those
+// allowed are Podman's own small files, its init, device nodes, the root image and the workspace.
+
+/** Filesystems that hold nothing of the host's files. */
+const VIRTUAL_FS = new Set(['proc', 'sysfs', 'tmpfs', 'devpts', 'mqueue', 'cgroup', 'cgroup2', 'nsfs', 'securityfs', 'hugetlbfs', 'debugfs', 'tracefs', 'bpf', 'binfmt_misc', 'fusectl', 'pstore', 'configfs']);
+
+/** Files Podman puts in every container, and its init (read-only). */
+const PODMAN_FILES = new Set(['/etc/hosts', '/etc/resolv.conf', '/etc/hostname', '/run/.containerenv', '/run/podman-init', '/dev/init']);
+
+export interface MountEntry {
+  mountPoint: string;
+  root: string;
+  fsType: string;
+  source: string;
+}
+
+/** mountinfo lines: "id parent maj:min root mountpoint opts [optional…] - fstype source superopts". */
+export function parseMountinfo(text: string): MountEntry[] {
+  const out: MountEntry[] = [];
+  for (const line of text.split('\n')) {
+    const [left, right] = line.split(' - ');
+    if (!left || !right) continue;
+    const f = left.split(' ');
+    const [fsType, source] = right.split(' ');
+    if (f.length < 5 || !fsType) continue;
+    out.push({ root: unescape(f[3]!), mountPoint: unescape(f[4]!), fsType, source: source ?? '' });
+  }
+  return out;
+}
+
+function unescape(s: string): string {
+  return s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
+}
+
+/** Host-backed mounts beyond what a sandbox is allowed; empty when the promise holds. */
+export function unexpectedHostMounts(entries: MountEntry[], workspace: string | null): string[] {
+  const bad: string[] = [];
+  for (const m of entries) {
+    if (VIRTUAL_FS.has(m.fsType) || m.mountPoint === '/') continue;
+    if (PODMAN_FILES.has(m.mountPoint)) continue;
+    // Device nodes Podman binds from the host's devtmpfs, and /dev/null over masked /proc files.
+    if (m.fsType === 'devtmpfs' && (m.mountPoint === '/dev' || m.mountPoint.startsWith('/dev/') || m.mountPoint.startsWith('/proc/'))) continue;
+    if (workspace && (m.mountPoint === '/workspace' || m.mountPoint.startsWith('/workspace/'))) continue;
+    bad.push(`${m.mountPoint} (${m.fsType}${m.root !== '/' ? ` ${m.root}` : ''})`);
+  }
+  return bad;
+}
