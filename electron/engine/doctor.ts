@@ -5,6 +5,7 @@ import type { DoctorCheck, DoctorReport } from '../../shared/types/engine.js';
 import type { ErrorInfo } from '../../shared/errors.js';
 import type { PodmanEngine } from './podman/podman-engine.js';
 import { defaultImage } from './podman/podman-engine.js';
+import { secretsCheck } from './secrets-check.js';
 import { RUNTIME_INSTALL_HINTS } from './podman/runtimes.js';
 
 export interface DoctorInput {
@@ -54,7 +55,7 @@ export function userNamespaceCheck(rootless: boolean, read = (f: string) => read
 
 export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
   const image = input.engine?.sandboxes.defaultImage ?? defaultImage(input.env);
-  const checks: DoctorCheck[] = [dataDirCheck(input.home), podmanCheck()];
+  const checks: DoctorCheck[] = [dataDirCheck(input.home), secretsCheck(input.home), podmanCheck()];
   const engine = input.engine;
   if (!engine) {
     checks.push({
