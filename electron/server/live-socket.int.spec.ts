@@ -15,7 +15,8 @@ beforeAll(async () => {
   ts = await openTestServer();
   const runs = ts.server.gateway.runs;
   // Enough runs (with the longest keys) for a snapshot far over one frame.
-  for (let i = 0; i < 3000; i++) runs.open(`agent-${i % 7}`, `${'k'.repeat(120)}-${i}`, null, () => ts.server.gateway.policy.budgets);
+  // (Unlimited: the per-agent cap on open runs is another spec's business.)
+  for (let i = 0; i < 3000; i++) runs.open(`agent-${i % 7}`, `${'k'.repeat(120)}-${i}`, null, () => ts.server.gateway.policy.budgets, { unlimited: true });
 });
 
 afterAll(async () => {

@@ -15,6 +15,7 @@ export async function createTampered(t: TestEngine, name: string, claimedBytes: 
   const ctx = { name, image: t.engine.sandboxes.defaultImage, runtime, rootless: false, hostLimits: hostLimits(), now: new Date(), seccompProfile: installSeccompProfile(t.home), wall: { workspaceOwner: null } };
   const gen = buildSpecGenerator(parsed, resolveSandbox(parsed, ctx), ctx);
   (gen.labels as Record<string, string>)[LABEL.memory] = String(claimedBytes);
+  (gen.labels as Record<string, string>)[LABEL.home] = t.engine.sandboxes.homeId; // this home's, like any it made
   const creator = await t.engine.router.connectionFor(runtime);
   const made = await creator.libpod<{ Id: string }>('POST', '/containers/create', gen, 'tampered sandbox');
   await t.engine.connection.libpod('POST', `/containers/${made.Id}/start`, undefined, 'tampered sandbox', [204, 304]);
