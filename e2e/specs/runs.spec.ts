@@ -125,6 +125,9 @@ test.describe('runs', () => {
     await app.screenshot('approval-prompt');
     await app.page.keyboard.press('Alt+Shift+A');
     await expect(prompt).toBeFocused();
+    // The whole command is a scrollable block, so it is the first stop (the keyboard can scroll it).
+    await app.page.keyboard.press('Tab');
+    await expect(prompt.getByTestId('approval-summary')).toBeFocused();
     await app.page.keyboard.press('Tab');
     await expect(prompt.getByTestId('approval-approve-once')).toBeFocused();
     await app.page.keyboard.press('Enter');
