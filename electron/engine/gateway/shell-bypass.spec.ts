@@ -33,7 +33,6 @@ const BYPASSES: [string, string[], string?][] = [
   ['xargs sh -c with the script appended', ...sh('echo id | xargs sh -c')],
   ['xargs sh with -c appended', ...sh("echo '-c id' | xargs sh")],
   ['xargs env with the program appended', ...sh('echo id | xargs env')],
-  ['xargs with no program', ...sh('echo id | xargs')],
   ['xargs -I in the program word', ...sh('echo id | xargs -I{} {}')],
   ['xargs -I in a script', ...sh("echo id | xargs -I@ sh -c '@'")],
   ['find -exec placeholder as the program', ...sh('find . -name id -exec {} \\;')],
