@@ -85,6 +85,8 @@ const BYPASSES: [string, string[], string?][] = [
   ['arithmetic substitution', ...sh('echo $(( $(id) ))')],
   ['arithmetic old form', ...sh('echo $[ $(id) ]')],
   ['arithmetic in an array subscript from a literal', ...sh("x='a[$(id)]'; echo $((x))")],
+  ['case inside $(…)', ...sh("[[ -n $(case x in x) source /dev/stdin <<< 'nice `echo id`';; esac) ]]")],
+  ['subshell first inside $(…)', ...sh('echo $( (true); id )')],
   ['trap', ...sh('trap id EXIT')],
   ['trap with --', ...sh("trap -- 'id' EXIT")],
   ['mapfile callback', ...sh('mapfile -C id -c 1 < /etc/hostname')],

@@ -34,9 +34,16 @@ const OPERATOR_CHARS = new Set([';', '&', '|', '(', ')', '\n']);
 /** The index of the paren closing one opened just before `from`; respects quotes and nesting. */
 export function closeParen(s: string, from: number, open = '(', close = ')'): number {
   let depth = 1;
+  let cases = 0; // inside `case … esac` a `)` ends a pattern, not the substitution
   for (let i = from; i < s.length; i++) {
     const c = s[i];
+    const atWord = i === from || /[\s;&|(]/.test(s[i - 1]!);
+    if (atWord && /^case\s/.test(s.slice(i, i + 5))) cases++;
+    else if (atWord && cases > 0 && /^esac(?![A-Za-z0-9_])/.test(s.slice(i, i + 5))) cases--;
     if (c === '\\') i++;
+    else if (c === '#' && atWord && open === '(') {
+      while (i < s.length && s[i] !== '\n') i++;
+    } else if (c === ')' && cases > 0 && depth === 1 && open === '(') continue;
     else if (c === "'") {
       const end = s.indexOf("'", i + 1);
       if (end < 0) return s.length;
@@ -65,7 +72,7 @@ export function substitutionsIn(text: string): string[] {
       const open = text[i + 1]!;
       const close = closeParen(text, i + 2, open, open === '(' ? ')' : open === '{' ? '}' : ']');
       const body = text.slice(i + 2, close);
-      if (open === '(' && !body.startsWith('(')) found.push(body);
+      if (open === '(' && !(body.startsWith('(') && closeParen(text, i + 3) + 1 === close)) found.push(body);
       found.push(...substitutionsIn(body));
       i = close;
     }
@@ -126,11 +133,13 @@ export function tokenize(s: string): Token[] {
       // $(…), $((…)) and $[…]: arithmetic still runs the substitutions inside it
       const close = closeParen(s, i + 2, next, next === '(' ? ')' : ']');
       const body = s.slice(i + 2, close);
-      if (next === '(' && s[i + 2] !== '(') sub(w, body);
+      // $((…)) is arithmetic only when its inner paren closes right before the outer one: $( (a); b ) is not
+      const arithmetic = next === '[' || (s[i + 2] === '(' && closeParen(s, i + 3) + 1 === close);
+      if (!arithmetic) sub(w, body);
       for (const inner of substitutionsIn(body)) sub(w, inner);
       w.dynamic = true;
       w.text += next === '(' ? '$(…)' : '$[…]';
-      i = Math.min(s.length, close + 1 + (next === '(' && s[i + 2] === '(' && s[close + 1] === ')' ? 1 : 0));
+      i = close + 1;
     } else if (next === '{') {
       const close = closeParen(s, i + 2, '{', '}');
       const body = s.slice(i + 2, close);
