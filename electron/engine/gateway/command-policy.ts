@@ -1,9 +1,9 @@
-// Decides allow / ask / deny for an argv. The argv is expanded into every program it would run:
-// shells given a script (sh -c, bash -lc, a script on stdin), eval, and wrappers (env, sudo, nice,
-// timeout, xargs, find -exec, busybox …) are looked through, and program names are compared by
-// basename, so `/usr/bin/rm`, `'r''m'`, `\rm` and `sh -c "x; rm …"` all meet the rule for rm.
-// Each program found is matched on its own; the strictest decision wins. A rule that misses still
-// leaves the sandbox's isolation in place: policy narrows what agents do, it is not the wall.
+// Decides allow / ask / deny for an argv. The argv is expanded (command-expand.ts) into every
+// program it would run, shells, eval and wrappers looked through, and program names compared by
+// basename, so `/usr/bin/rm`, `'r''m'`, `\rm` and `sh -c "x; rm …"` all meet the rule for rm; what
+// cannot be known before it runs is `dynamic`. Each program found is matched on its own; the
+// strictest decision wins. A rule guards what an agent asks for: interpreters, script files and copied
+// binaries run what it never sees, so the sandbox's isolation is the wall, not policy.
 import { ACTION_RANK, type CommandRule, type PolicyAction } from '../../../shared/types/policy.js';
 import { expandCommand } from './command-expand.js';
 import { globToRegExp } from './glob.js';
