@@ -4,7 +4,7 @@
 // the program cannot be known — a shell reading a pipe or a file, a word only known at run time where
 // a program or option would be, an option we do not know, xargs appending words a shell would read —
 // the entry is marked dynamic, with why. Program names compare by basename.
-import { parseScript, MAX_DEPTH, type StdinSource } from './shell-parse.js';
+import { parseScript, codeInAssignment, MAX_DEPTH, type StdinSource } from './shell-parse.js';
 import { tokenize } from './shell-lex.js';
 import { readOptions, WRAPPERS, SHELL_OPTIONS, SHELLS } from './command-options.js';
 
@@ -129,6 +129,9 @@ function visit(argv: string[], unknown: boolean[], why: string | undefined, ctx:
   }
   while (wrapper.assignments && i < words.length && ASSIGNMENT.test(words[i]!)) {
     if (words[i]!.startsWith('BASH_FUNC_')) return dyn('an exported function binds a command name at run time');
+    const code = codeInAssignment(words[i]!, flags[i]!);
+    if (code.why) return dyn(code.why);
+    if (code.script !== undefined) script(code.script, false);
     i++;
   }
   for (let p = wrapper.positional ?? 0; p > 0 && i < words.length; p--, i++) {
@@ -152,6 +155,7 @@ function visit(argv: string[], unknown: boolean[], why: string | undefined, ctx:
     const spec = SHELL_OPTIONS[SHELLS[program]!]!;
     const r = readOptions(spec, args, au);
     if (r.unreadable) return dyn(`${program}: ${r.unreadable}`);
+    if (r.options.some((o) => o.name === 'i' || o.name === 'interactive')) return dyn(`an interactive ${program} runs PROMPT_COMMAND, prompts and startup files`);
     let next = r.next;
     if (args[next] === '-') next++; // a lone - ends the options
     if (program === 'fish') {

@@ -25,6 +25,20 @@ const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
 /** Names whose assignment binds a command name at run time (bash's alias and command hash tables, exported functions). */
 const BINDS = /^(BASH_ALIASES|BASH_CMDS|BASH_FUNC_[^=]*|aliases|galiases|functions|commands)(\[|\+?=)/;
 export const MAX_DEPTH = 8;
+/** Variables a shell runs as code (PROMPT_COMMAND), expands as prompts (PS0–PS4), or sources as a file (BASH_ENV, ENV). */
+const CODE_VARIABLE = /^(PROMPT_COMMAND|PS[0-4]|BASH_ENV|ENV)(\[[^\]]*\])?\+?=/;
+const STDIN_FILE = /^(-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/(self|thread-self|\d+)\/fd\/0)$/;
+
+/** For NAME=value words that set a variable the shell later runs: the script to check, or why it cannot be. */
+export function codeInAssignment(text: string, unknown: boolean): { script?: string; why?: string } {
+  const m = CODE_VARIABLE.exec(text);
+  if (!m) return {};
+  const value = text.slice(m[0].length);
+  if (unknown) return { why: `${m[1]} is set to a value only known at run time, which the shell runs` };
+  if (m[1] === 'PROMPT_COMMAND') return { script: value };
+  if ((m[1] === 'BASH_ENV' || m[1] === 'ENV') && (STDIN_FILE.test(value) || value.includes('(…)'))) return { why: `${m[1]} makes the shell read a pipe` };
+  return {};
+}
 
 interface Pending {
   words: Word[];
@@ -57,6 +71,11 @@ export function parseScript(script: string, depth = 0): SimpleCommand[] {
         if (w.text === 'function') start++;
       } else break;
       start++;
+    }
+    for (const w of words) {
+      const code = codeInAssignment(w.text, w.dynamic);
+      if (code.why) why ??= code.why;
+      if (code.script !== undefined) out.push(...parseScript(code.script, depth + 1));
     }
     const rest = words.slice(start);
     const coprocHere = coproc || cur.coproc;
