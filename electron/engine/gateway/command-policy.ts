@@ -5,7 +5,7 @@
 // strictest decision wins. A rule guards what an agent asks for: interpreters, script files and copied
 // binaries run what it never sees, so the sandbox's isolation is the wall, not policy.
 import { ACTION_RANK, type CommandRule, type PolicyAction } from '../../../shared/types/policy.js';
-import { expandCommand } from './command-expand.js';
+import { expandCommand, type ExpandedCommand } from './command-expand.js';
 import { globToRegExp } from './glob.js';
 
 export { expandCommand, programName, type ExpandedCommand } from './command-expand.js';
@@ -41,7 +41,13 @@ export function ruleText(rule: CommandRule): string {
 }
 
 export function decideCommand(policy: CommandPolicy, argv: string[], stdin?: string): CommandDecision {
-  const expanded = expandCommand(argv, stdin);
+  let expanded: ExpandedCommand[];
+  try {
+    expanded = expandCommand(argv, stdin);
+  } catch {
+    // a reader bug must not let a command through, nor reach the agent as a stack trace
+    expanded = [{ program: argv[0] ?? '', argv, dynamic: true, why: 'policy could not read the command' }];
+  }
   let best: CommandDecision | null = null;
   const consider = (d: CommandDecision) => {
     if (!best || ACTION_RANK[d.action] > ACTION_RANK[best.action]) best = d;

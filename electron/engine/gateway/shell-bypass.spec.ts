@@ -104,6 +104,12 @@ const BYPASSES: [string, string[], string?][] = [
 ];
 
 describe('ways past a deny rule', () => {
+  it('never throws on malformed escapes', () => {
+    for (const script of ["$'\\x'", "$'\\u'", "$'\\UFFFFFFFF'", "$'\\c'", "'", '"', '$(', '`', '<<', '${', 'case x in', '[[ x']) {
+      expect(() => decideCommand(policy, ['bash', '-c', script]), script).not.toThrow();
+    }
+  });
+
   it.each(BYPASSES)('%s', (_class, argv, stdin) => {
     const d = decideCommand(policy, argv, stdin);
     expect(d.action, `${argv.join(' ')} → ${d.reason}`).toBe('deny');

@@ -113,8 +113,9 @@ export function substitutionsIn(text: string): string[] {
       const open = text[i + 1]!;
       const close = closeParen(text, i + 2, open, open === '(' ? ')' : open === '{' ? '}' : ']');
       const body = text.slice(i + 2, close);
+      // a script found is read in full later (its own substitutions with it); arithmetic and ${…} are searched here
       if (open === '(' && !(body.startsWith('(') && closeParen(text, i + 3) + 1 === close)) found.push(body);
-      found.push(...substitutionsIn(body));
+      else found.push(...substitutionsIn(body));
       i = close;
     }
   }
@@ -133,7 +134,10 @@ function ansiC(s: string, from: number): [string, number] {
     const m = /^(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/s.exec(s.slice(i + 1));
     const e = m ? m[0] : '';
     i += e.length;
-    if (/^[xuU]/.test(e)) out += String.fromCodePoint(parseInt(e.slice(1), 16));
+    if (/^[xuU][0-9a-fA-F]/.test(e)) {
+      const code = parseInt(e.slice(1), 16);
+      out += code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
+    }
     else if (/^[0-7]/.test(e)) out += String.fromCharCode(parseInt(e, 8) & 0xff);
     else if (e[0] === 'c') out += String.fromCharCode(e.charCodeAt(1) & 0x1f);
     else out += ({ n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v' } as Record<string, string>)[e] ?? e;
@@ -177,7 +181,7 @@ export function tokenize(s: string): Token[] {
       // $((…)) is arithmetic only when its inner paren closes right before the outer one: $( (a); b ) is not
       const arithmetic = next === '[' || (s[i + 2] === '(' && closeParen(s, i + 3) + 1 === close);
       if (!arithmetic) sub(w, body);
-      for (const inner of substitutionsIn(body)) sub(w, inner);
+      else for (const inner of substitutionsIn(body)) sub(w, inner);
       w.dynamic = true;
       w.text += next === '(' ? '$(…)' : '$[…]';
       i = close + 1;

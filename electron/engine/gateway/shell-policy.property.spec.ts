@@ -102,6 +102,13 @@ const FORMS: Form[] = [
   (s) => `case x in (x) ${s};; esac`,
   (s) => `cat <<EOF\nit's\nEOF\n${s}`,
   (s) => `coproc { ${s}; }; wait`,
+  (s) => `[[ $(cat <<EOF\n)\nEOF\n${s}) ]]`,
+  (s) => `echo "$(echo ")"; ${s})"`,
+  (s) => `: $'\\'' ; ${s} ; : ''`,
+  (s) => `env PROMPT_COMMAND=${q(s)} bash -i`,
+  (s) => `echo ${q(s)} | BASH_ENV=/dev/stdin bash -c :`,
+  (s) => `x=${q(s)}; bash -c "$x"`,
+  (s) => `sh <<-EOF\n\t${s}\n\tEOF`,
 ];
 const form = fc.integer({ min: 0, max: FORMS.length - 1 });
 
@@ -115,6 +122,10 @@ function script(depth: number): fc.Arbitrary<string> {
   );
 }
 const argv = fc.tuple(fc.constantFrom('bash', 'bash', 'sh'), script(3)).map(([shell, s]) => [shell, '-c', s]);
+
+/** Token soup: shell-significant pieces in any order, to find where the reader and the shell part ways. */
+const PIECES = ['zap', 'z', 'ap', "'", '"', '\\', '$', '$(', '(', ')', '{', '}', ',', ';', ';;', '|', '&', '<', '>', '<<', '<<<', '<<-', '\n', ' ', ' ', ' ', '#', '`', '=', '*', '!', '[[', ']]', '((', '))', 'echo', 'sh', 'eval', 'case', 'in', 'esac', 'EOF', '-c', 'x', 'Z=', '$Z', "$'", '\\n', 'env', 'xargs', 'then', 'if', 'fi', 'do', 'done', 'for', 'function', 'alias'];
+const soup = fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 14 }).map((p) => ['bash', '-c', p.join('')]);
 
 describe('command policy against the real shell', () => {
   it('the oracle sees the denied program run, through PATH and by absolute path', () => {
@@ -146,5 +157,19 @@ describe('command policy against the real shell', () => {
     // not vacuous: some scripts were allowed and run, and refused ones do run the denied program
     expect(allowedRuns).toBeGreaterThan(50);
     expect(deniedThatRan).toBeGreaterThan(10);
+  }, 300_000);
+
+  it('holds for token soup too', () => {
+    let ran = 0;
+    fc.assert(
+      fc.property(soup, (cmd) => {
+        const seen = expandCommand(cmd);
+        if (seen.some((e) => e.dynamic || e.program === 'zap')) return;
+        ran++;
+        expect(zapRan(cmd), `${JSON.stringify(cmd)} ran zap; policy saw ${JSON.stringify(seen.map((e) => e.program))}`).toBe(false);
+      }),
+      { seed: Number(process.env.SHELL_PROP_SEED ?? 20261125), numRuns: 2000, endOnFailure: true },
+    );
+    expect(ran).toBeGreaterThan(100);
   }, 300_000);
 });
