@@ -6,7 +6,7 @@
 // the entry is marked dynamic, with why. Program names compare by basename.
 import { parseScript, codeInAssignment, MAX_DEPTH, type StdinSource } from './shell-parse.js';
 import { tokenize } from './shell-lex.js';
-import { readOptions, WRAPPERS, SHELL_OPTIONS, SHELLS } from './command-options.js';
+import { readOptions, WRAPPERS, SHELL_OPTIONS, SHELLS, SETARCH_ALIASES } from './command-options.js';
 
 export interface ExpandedCommand {
   program: string;
@@ -100,10 +100,15 @@ function visit(argv: string[], unknown: boolean[], why: string | undefined, ctx:
     if (end <= 0 || args[0]!.startsWith('-') || args.slice(0, end).some((a, k) => au[k] || a.includes('{'))) return dyn('parallel builds its commands at run time');
     return script(args.slice(0, end).join(' '), false, true);
   }
-  const wrapper = WRAPPERS[program];
+  const wrapper = SETARCH_ALIASES.has(program) ? { ...WRAPPERS.setarch!, positional: 0 } : WRAPPERS[program];
   if (!wrapper) return;
   let words = args;
   let flags = au;
+  if (program === 'setarch') {
+    // setarch ARCH [options] [program]: the architecture comes before the options
+    if (flags[0]) return dyn(`"${words[0]}" is only known at run time, so which word is the program is too`);
+    return visit(['linux64', ...words.slice(1)], [false, ...flags.slice(1)], undefined, ctx, depth, out);
+  }
   let r = readOptions(wrapper, words, flags);
   while (!r.unreadable && program === 'env' && r.options.at(-1)?.name.match(/^(S|split-string)$/)) {
     // env -S "prog args": the string is split into words that take the place of the option
@@ -134,7 +139,7 @@ function visit(argv: string[], unknown: boolean[], why: string | undefined, ctx:
     if (code.script !== undefined) script(code.script, false);
     i++;
   }
-  for (let p = wrapper.positional ?? 0; p > 0 && i < words.length; p--, i++) {
+  for (let p = program === 'runcon' && r.options.length ? 0 : (wrapper.positional ?? 0); p > 0 && i < words.length; p--, i++) {
     if (flags[i]) return dyn(`"${words[i]}" is only known at run time, so which word is the program is too`);
   }
   if (program === 'flock' && /^(-c|--command)$/.test(words[i] ?? '')) return script(words[i + 1] ?? '', flags[i + 1] ?? false);
@@ -144,7 +149,11 @@ function visit(argv: string[], unknown: boolean[], why: string | undefined, ctx:
     if (wrapper.alone === 'shell' || (wrapper.alone === 'shell-if-s' && has('s', 'i', 'shell', 'login'))) return readStdin();
     return nothing();
   }
-  if (program === 'watch' && !has('x', 'exec')) return script(rest.join(' '), restFlags.some(Boolean));
+  if ((program === 'watch' && !has('x', 'exec')) || program === 'sg') {
+    // these hand their words to sh -c (sg group [-c] command)
+    const from = program === 'sg' && rest[0] === '-c' ? 1 : 0;
+    return script(rest.slice(from).join(' '), restFlags.some(Boolean));
+  }
   if (program === 'xargs') {
     const replace = has('I', 'i', 'replace');
     return run(rest, restFlags, { stdin: { kind: 'unknown' }, appended: true, ...(replace ? { placeholder: replace.value || '{}' } : {}) });

@@ -127,6 +127,11 @@ export const WRAPPERS: Record<string, Wrapper> = {
   nsenter: { flags: 'aFmuinpUCTrwZe', valued: 'tSGRW', alone: 'shell', long: { all: flag, target: value, 'no-fork': flag, 'preserve-credentials': flag } },
   watch: { flags: 'bcdegptwxrhv', valued: 'nq', long: { interval: value, differences: optional, beep: flag, color: flag, 'no-color': flag, errexit: flag, chgexit: flag, precise: flag, 'no-title': flag, 'no-wrap': flag, exec: flag, equexit: value, 'no-rerun': flag } },
   script: { flags: 'aefqkV', valued: 'cEOIBTm', long: { append: flag, command: value, echo: value, 'return': flag, flush: flag, force: flag, quiet: flag, 'log-io': value, 'log-in': value, 'log-out': value, 'log-timing': value, 'logging-format': value, 'output-limit': value } },
+  setpriv: { flags: 'dVh', long: { dump: flag, nnp: flag, 'no-new-privs': flag, 'inh-caps': value, 'ambient-caps': value, 'bounding-set': value, 'keep-groups': flag, 'clear-groups': flag, groups: value, 'init-groups': flag, regid: value, reuid: value, rgid: value, ruid: value, egid: value, euid: value, securebits: value, pdeathsig: value, 'selinux-label': value, 'apparmor-profile': value, 'landlock-access': value, 'landlock-rule': value, 'reset-env': flag } },
+  prlimit: { flags: 'hV', valued: 'op', glued: 'cdefilmnqrstuvxy', long: { core: optional, data: optional, nice: optional, fsize: optional, sigpending: optional, memlock: optional, rss: optional, nofile: optional, msgqueue: optional, rtprio: optional, stack: optional, cpu: optional, nproc: optional, as: optional, locks: optional, rttime: optional, pid: value, output: value, noheadings: flag, raw: flag, verbose: flag } },
+  setarch: { flags: 'v3BFILRSTXZ', positional: 1, alone: 'shell', long: { 'uname-2.6': flag, verbose: flag, 'addr-no-randomize': flag, 'fdpic-funcptrs': flag, 'mmap-page-zero': flag, 'addr-compat-layout': flag, 'read-implies-exec': flag, '32bit': flag, 'short-inode': flag, 'whole-seconds': flag, 'sticky-timeouts': flag, '3gb': flag, '4gb': flag, 'show': optional } },
+  runcon: { flags: 'c', valued: 'urtl', positional: 1, long: { compute: flag, user: value, role: value, type: value, range: value } },
+  sg: { positional: 1 },
   su: { flags: 'lmpfPT', valued: 'cgGsw', long: { command: value, 'session-command': value, shell: value, login: flag, 'preserve-environment': flag, group: value, 'supp-group': value, pty: flag, 'whitelist-environment': value, fast: flag } },
   runuser: { flags: 'lmpfPT', valued: 'cgGsuw', long: { command: value, 'session-command': value, shell: value, login: flag, 'preserve-environment': flag, group: value, 'supp-group': value, user: value, pty: flag, 'whitelist-environment': value, fast: flag } },
 };
@@ -138,4 +143,6 @@ export const SHELL_OPTIONS: Record<string, OptionSpec> = {
   zsh: { flags: 'abcdefghiklmnprstuvwxyzABCDEFGHIJKLMNPQRSTUVWXYZ0123456789', valued: 'o', plus: true, long: { help: flag, version: flag } },
   fish: { flags: 'ilnNPv', valued: 'cCdfop', long: { command: value, 'init-command': value, interactive: flag, login: flag, 'no-execute': flag, 'no-config': flag, private: flag, 'print-rusage-self': flag, profile: value, 'profile-startup': value, debug: value, 'debug-output': value, features: value, version: flag, help: flag } },
 };
+/** Names setarch also goes by: they take no architecture word. */
+export const SETARCH_ALIASES = new Set(['linux32', 'linux64', 'i386', 'x86_64', 'uname26']);
 export const SHELLS: Record<string, string> = { sh: 'posix', dash: 'posix', ash: 'posix', ksh: 'posix', mksh: 'posix', yash: 'posix', posh: 'posix', bash: 'bash', rbash: 'bash', zsh: 'zsh', fish: 'fish' };

@@ -55,6 +55,13 @@ const BYPASSES: [string, string[], string?][] = [
   ['exec -a glued', ...sh('exec -aname id')],
   ['flock -c after the file', ['flock', '/tmp/l', '-c', 'id']],
   ['timeout with --signal=', ['timeout', '--signal=KILL', '5', 'id']],
+  ['setpriv', ['setpriv', '--reset-env', 'id']],
+  ['prlimit', ['prlimit', '--nofile=64', 'id']],
+  ['setarch with options after the architecture', ['setarch', 'x86_64', '-R', 'id']],
+  ['setarch alias', ['linux64', 'id']],
+  ['setarch with no program runs a shell on stdin', ['setarch', 'x86_64'], 'id'],
+  ['sg runs its words through sh', ['sg', 'users', 'true; id']],
+  ['runcon with options', ['runcon', '-t', 'x', 'id']],
   // a wrapper whose words are only known at run time
   ['env of a substitution', ...sh('env $(echo id)')],
   ['nice of a variable', ...sh('X=id; nice "$X"')],
