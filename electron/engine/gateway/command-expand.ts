@@ -74,7 +74,7 @@ function visit(argv: string[], unknown: boolean[], why: string | undefined, ctx:
   const nothing = () => (ctx.appended ? dyn(`${program} is given words only known at run time`) : undefined);
 
   if (program === 'busybox' || program === 'toybox') return args.length ? run(args, au) : nothing();
-  if (program === 'eval') return ctx.appended || au.some(Boolean) ? dyn('eval of words only known at run time') : script(args.join(' '), false);
+  if (program === 'eval') return ctx.appended || au.some(Boolean) ? dyn('eval of words only known at run time') : script(args.slice(args[0] === '--' ? 1 : 0).join(' '), false);
   if (program in SHELLS) return shell();
   if (program === 'trap') {
     const r = readOptions({ flags: 'lp' }, args, au);
@@ -124,13 +124,20 @@ function visit(argv: string[], unknown: boolean[], why: string | undefined, ctx:
   let i = r.next;
   if (program === 'env' && words[i] === '-') i++;
   if (program === 'su' || program === 'runuser' || program === 'script') {
-    // su/runuser/script run -c through a shell; su takes options after the user too
-    const later = readOptions(wrapper, words, flags, Math.min(words.length, i + 1));
-    const c = has('c', 'command', 'session-command') ?? later.options.find((o) => ['c', 'command', 'session-command'].includes(o.name));
+    // they run -c through a shell, and su/runuser take options after the user too: look at every word
+    for (let k = 0; k < words.length; k++) {
+      const m = /^--(?:command|session-command)(?:=(.*))?$/s.exec(words[k]!) ?? (program === 'script' ? null : /^-[lmpfPT]*c(.*)$/s.exec(words[k]!));
+      if (!m) continue;
+      if (flags[k]) return dyn(`"${words[k]}" is only known at run time`);
+      return m[1] ? script(m[1], false) : script(words[k + 1] ?? '', flags[k + 1] ?? false);
+    }
+    const c = has('c');
     if (c) return script(c.value ?? '', c.valueUnknown ?? false);
+    if (program === 'script') return dyn('script runs an interactive shell');
     if (program === 'runuser' && has('u', 'user') && i < words.length) return run(words.slice(i), flags.slice(i));
-    if (later.unreadable) return dyn(`${program}: ${later.unreadable}`);
-    return program === 'script' || later.next >= words.length ? readStdin() : undefined;
+    if (flags.some(Boolean)) return dyn(`${program} is given words only known at run time`);
+    if (words[i] === '-') i++;
+    return words.length - i <= 1 ? readStdin() : undefined; // su [user]: a shell reading stdin
   }
   while (wrapper.assignments && i < words.length && ASSIGNMENT.test(words[i]!)) {
     if (words[i]!.startsWith('BASH_FUNC_')) return dyn('an exported function binds a command name at run time');
@@ -161,17 +168,14 @@ function visit(argv: string[], unknown: boolean[], why: string | undefined, ctx:
   return run(rest, restFlags);
 
   function shell(): void {
-    const spec = SHELL_OPTIONS[SHELLS[program]!]!;
-    const r = readOptions(spec, args, au);
+    const family = SHELLS[program]!;
+    if (family === 'other') return dyn(`policy reads sh and bash scripts, not ${program}'s`);
+    const r = readOptions(SHELL_OPTIONS[family]!, args, au);
     if (r.unreadable) return dyn(`${program}: ${r.unreadable}`);
-    if (r.options.some((o) => o.name === 'i' || o.name === 'interactive')) return dyn(`an interactive ${program} runs PROMPT_COMMAND, prompts and startup files`);
+    if (r.options.some((o) => o.name === 'i')) return dyn(`an interactive ${program} runs PROMPT_COMMAND, prompts and startup files`);
     let next = r.next;
     if (args[next] === '-') next++; // a lone - ends the options
-    if (program === 'fish') {
-      const scripts = r.options.filter((o) => ['c', 'C', 'command', 'init-command'].includes(o.name));
-      for (const o of scripts) script(o.value ?? '', o.valueUnknown ?? false);
-      if (scripts.some((o) => o.name === 'c' || o.name === 'command')) return;
-    } else if (r.options.some((o) => o.name === 'c')) return next < args.length ? script(args[next]!, au[next]!) : nothing();
+    if (r.options.some((o) => o.name === 'c')) return next < args.length ? script(args[next]!, au[next]!) : nothing();
     if (r.options.some((o) => o.name === 's') || next >= args.length) return readStdin();
     if (au[next]) return dyn(`the script file ${program} runs is only known at run time`);
     if (STDIN_FILE.test(args[next]!)) return readStdin();

@@ -140,9 +140,8 @@ export const WRAPPERS: Record<string, Wrapper> = {
 export const SHELL_OPTIONS: Record<string, OptionSpec> = {
   bash: { flags: 'abcefhiklmnprstuvxBCDEHPT', valued: 'oO', plus: true, long: { debugger: flag, 'dump-po-strings': flag, 'dump-strings': flag, help: flag, login: flag, noediting: flag, noprofile: flag, norc: flag, posix: flag, 'pretty-print': flag, protected: flag, restricted: flag, verbose: flag, version: flag, rcfile: value, 'init-file': value } },
   posix: { flags: 'abcCefhilmnprsuvxEIV', valued: 'o', plus: true },
-  zsh: { flags: 'abcdefghiklmnprstuvwxyzABCDEFGHIJKLMNPQRSTUVWXYZ0123456789', valued: 'o', plus: true, long: { help: flag, version: flag } },
-  fish: { flags: 'ilnNPv', valued: 'cCdfop', long: { command: value, 'init-command': value, interactive: flag, login: flag, 'no-execute': flag, 'no-config': flag, private: flag, 'print-rusage-self': flag, profile: value, 'profile-startup': value, debug: value, 'debug-output': value, features: value, version: flag, help: flag } },
 };
 /** Names setarch also goes by: they take no architecture word. */
 export const SETARCH_ALIASES = new Set(['linux32', 'linux64', 'i386', 'x86_64', 'uname26']);
-export const SHELLS: Record<string, string> = { sh: 'posix', dash: 'posix', ash: 'posix', ksh: 'posix', mksh: 'posix', yash: 'posix', posh: 'posix', bash: 'bash', rbash: 'bash', zsh: 'zsh', fish: 'fish' };
+/** Shells by the grammar policy reads them with; `other` (zsh, fish, ksh: `=cmd`, `noglob`, `${ cmd; }`) is not read. */
+export const SHELLS: Record<string, string> = { sh: 'posix', dash: 'posix', ash: 'posix', yash: 'posix', posh: 'posix', bash: 'bash', rbash: 'bash', ksh: 'other', ksh93: 'other', mksh: 'other', zsh: 'other', fish: 'other', tcsh: 'other', csh: 'other' };

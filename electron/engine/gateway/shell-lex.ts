@@ -115,6 +115,7 @@ export function substitutionsIn(text: string): string[] {
       const body = text.slice(i + 2, close);
       // a script found is read in full later (its own substitutions with it); arithmetic and ${…} are searched here
       if (open === '(' && !(body.startsWith('(') && closeParen(text, i + 3) + 1 === close)) found.push(body);
+      else if (open === '{' && /^[\s|]/.test(body)) found.push(body.slice(1));
       else found.push(...substitutionsIn(body));
       i = close;
     }
@@ -188,7 +189,8 @@ export function tokenize(s: string): Token[] {
     } else if (next === '{') {
       const close = closeParen(s, i + 2, '{', '}');
       const body = s.slice(i + 2, close);
-      for (const inner of substitutionsIn(body)) sub(w, inner);
+      if (/^[\s|]/.test(body)) sub(w, body.slice(1)); // ${ cmd; } and ${| cmd; } (bash 5.3, ksh93) run cmd
+      else for (const inner of substitutionsIn(body)) sub(w, inner);
       if (/@P$/.test(body)) w.evaluates = true;
       w.dynamic = true;
       w.text += '${…}';

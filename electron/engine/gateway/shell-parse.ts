@@ -136,7 +136,7 @@ export function parseScript(script: string, depth = 0): SimpleCommand[] {
       }
       continue;
     }
-    if (REDIRECT.test(w.text)) {
+    if (!w.quoted && REDIRECT.test(w.text)) {
       redirect = w.text;
       continue;
     }
