@@ -28,12 +28,12 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs argv in the scratch directory; true when zap ran. */
-function zapRan(argv: string[]): boolean {
+function zapRan(argv: string[], stdin = ''): boolean {
   const work = join(dir, `run-${runs++}`);
   mkdirSync(work);
   writeFileSync(join(work, '.ran'), '');
   // stdout and stderr are pipes, so this returns only once every process still holding them has ended
-  spawnSync(argv[0]!, argv.slice(1), { cwd: work, env: env(), input: '', timeout: 10_000, stdio: 'pipe' });
+  spawnSync(argv[0]!, argv.slice(1), { cwd: work, env: env(), input: stdin, timeout: 10_000, stdio: 'pipe' });
   return readFileSync(join(work, '.ran'), 'utf8').includes('zap');
 }
 
@@ -45,7 +45,7 @@ const absolute = fc.constant('__BIN__/zap');
 const allowed = fc.constantFrom('ok', 'echo', 'true', ':');
 const program = fc.oneof({ weight: 3, arbitrary: denied }, { weight: 1, arbitrary: absolute }, { weight: 2, arbitrary: allowed });
 const prefix = fc.constantFrom('', '', 'A=1 ', '>/dev/null ', '2>/dev/null ', '{fd}>/dev/null ', '</dev/null ');
-const wrapper = fc.constantFrom('', '', 'env ', 'env -u X ', 'nice ', 'nice -n5 ', 'nice -10 ', 'timeout 5 ', 'timeout -s KILL 5 ', 'nohup ', 'setsid -w ', 'stdbuf -oL ', 'command ', 'exec ', 'time ', 'time -p ', 'xargs -0 ');
+const wrapper = fc.constantFrom('', '', 'env ', 'env -u X ', 'nice ', 'nice -n5 ', 'nice -10 ', 'timeout 5 ', 'timeout -s KILL 5 ', 'nohup ', 'setsid -w ', 'stdbuf -oL ', 'command ', 'exec ', 'time ', 'time -p ', 'xargs -0 ', 'setpriv ', 'prlimit --nofile=256 ', 'setarch x86_64 -R ', 'linux64 ', 'taskset 1 ', 'ionice -c3 ', 'flock -w 5 lock ', 'env -S\'nice -n1\' ');
 const args = fc.constantFrom('', ' a', ' -x', ' "$HOME"');
 
 const simple = fc.tuple(prefix, wrapper, wrapper, program, args).map(([p, w1, w2, prog, a]) => `${p}${w1}${w2}${prog}${a}`);
@@ -109,6 +109,9 @@ const FORMS: Form[] = [
   (s) => `echo ${q(s)} | BASH_ENV=/dev/stdin bash -c :`,
   (s) => `x=${q(s)}; bash -c "$x"`,
   (s) => `sh <<-EOF\n\t${s}\n\tEOF`,
+  (s) => `flock lock -c ${q(s)}`,
+  (s) => `script -qc ${q(s)} /dev/null`,
+  (s) => `echo \${ ${s}; }`,
 ];
 const form = fc.integer({ min: 0, max: FORMS.length - 1 });
 
@@ -121,7 +124,10 @@ function script(depth: number): fc.Arbitrary<string> {
     { weight: 1, arbitrary: fc.tuple(inner, inner).map(([a, b]) => `${a}; ${b}`) },
   );
 }
-const argv = fc.tuple(fc.constantFrom('bash', 'bash', 'sh'), script(3)).map(([shell, s]) => [shell, '-c', s]);
+/** [argv, stdin]: a script given with -c, or as the exec's own stdin. */
+const argv = fc.tuple(fc.constantFrom('bash -c', 'bash -c', 'sh -c', 'sh', 'bash -s'), script(3)).map(([shell, s]): [string[], string | undefined] =>
+  shell.endsWith('-c') ? [[...shell.split(' '), s], undefined] : [shell.split(' '), `${s}\n`],
+);
 
 /** Token soup: shell-significant pieces in any order, to find where the reader and the shell part ways. */
 const PIECES = ['zap', 'z', 'ap', "'", '"', '\\', '$', '$(', '(', ')', '{', '}', ',', ';', ';;', '|', '&', '<', '>', '<<', '<<<', '<<-', '\n', ' ', ' ', ' ', '#', '`', '=', '*', '!', '[[', ']]', '((', '))', 'echo', 'sh', 'eval', 'case', 'in', 'esac', 'EOF', '-c', 'x', 'Z=', '$Z', "$'", '\\n', 'env', 'xargs', 'then', 'if', 'fi', 'do', 'done', 'for', 'function', 'alias'];
@@ -139,13 +145,14 @@ describe('command policy against the real shell', () => {
     let deniedSampled = 0;
     let deniedThatRan = 0;
     fc.assert(
-      fc.property(argv, (template) => {
+      fc.property(argv, ([template, rawStdin]) => {
         const cmd = template.map((w) => w.replaceAll('__BIN__', `${dir}/bin`));
-        const seen = expandCommand(cmd);
+        const stdin = rawStdin?.replaceAll('__BIN__', `${dir}/bin`);
+        const seen = expandCommand(cmd, stdin);
         const refused = seen.some((e) => e.dynamic || e.program === 'zap');
         if (refused) {
           // sample the refused ones too, to show the grammar does reach the denied program
-          if (deniedSampled++ % 10 === 0 && zapRan(cmd)) deniedThatRan++;
+          if (deniedSampled++ % 10 === 0 && zapRan(cmd, stdin)) deniedThatRan++;
           return;
         }
         allowedRuns++;
