@@ -34,10 +34,19 @@ export function programName(word: string): string {
   return base === '' ? word : base;
 }
 
-/** Every program an exec would run, as far as can be seen before it runs. */
-export function expandCommand(argv: string[], stdin?: string): ExpandedCommand[] {
+/** Every program an exec would run, as far as can be seen before it runs; `env` is the exec's environment. */
+export function expandCommand(argv: string[], stdin?: string, env?: Record<string, string>): ExpandedCommand[] {
   const out: ExpandedCommand[] = [];
-  visit(argv, argv.map(() => false), undefined, { stdin: stdin === undefined ? { kind: 'none' } : { kind: 'text', text: stdin }, appended: false }, 0, out);
+  const ctx: Ctx = { stdin: stdin === undefined ? { kind: 'none' } : { kind: 'text', text: stdin }, appended: false };
+  const program = programName(argv[0] ?? '');
+  for (const [name, value] of Object.entries(env ?? {})) {
+    // the environment binds names (exported functions) and sets variables the shell runs, like env NAME=value
+    const code = codeInAssignment(`${name}=${value}`, false);
+    const why = name.startsWith('BASH_FUNC_') ? 'an exported function binds a command name at run time' : code.why;
+    if (why) out.push({ program, argv: [...argv], dynamic: true, why: `${name} in the environment: ${why}` });
+    else if (code.script !== undefined) for (const c of parseScript(code.script, 1)) visit(c.argv, c.unknown, c.dynamic, { ...ctx, stdin: resolve(c.stdin, ctx.stdin) }, 1, out);
+  }
+  visit(argv, argv.map(() => false), undefined, ctx, 0, out);
   return out;
 }
 

@@ -40,10 +40,10 @@ export function ruleText(rule: CommandRule): string {
   return `${rule.action} ${rule.command.join('|')}${rule.args ? ` [${rule.args.join('|')}]` : ''}`;
 }
 
-export function decideCommand(policy: CommandPolicy, argv: string[], stdin?: string): CommandDecision {
+export function decideCommand(policy: CommandPolicy, argv: string[], stdin?: string, env?: Record<string, string>): CommandDecision {
   let expanded: ExpandedCommand[];
   try {
-    expanded = expandCommand(argv, stdin);
+    expanded = expandCommand(argv, stdin, env);
   } catch {
     // a reader bug must not let a command through, nor reach the agent as a stack trace
     expanded = [{ program: argv[0] ?? '', argv, dynamic: true, why: 'policy could not read the command' }];

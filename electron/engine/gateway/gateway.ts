@@ -258,7 +258,7 @@ export class Gateway implements GatewayMethodHandlers {
         const remaining = budgets.outputBytes - run.outputBytes;
         if (remaining <= 0) throw new GatewayDenial('budget', `budget exceeded: the run has received its ${budgets.outputBytes} bytes of output`, 'start a new run, or raise budgets.outputBytes');
         if (ctx.trusted) return { action: 'allow', source: 'user', reason: 'the user is not bound by agent policy', scope: 'exec', summary: `exec ${argv.join(' ').slice(0, 300)}` };
-        const d = decideCommand(policy.commands, argv, body.stdin);
+        const d = decideCommand(policy.commands, argv, body.stdin, body.env);
         return { action: d.action, source: d.source, reason: d.reason, scope: `exec:${d.program ?? ''}`, summary: `exec ${argv.join(' ').slice(0, 300)}`, ...(d.action === 'deny' ? { denyReason: 'policy' as const } : {}) };
       },
       // The decision goes in with exec.started: one transaction, durable before the command starts.

@@ -119,7 +119,18 @@ const BYPASSES: [string, string[], string?][] = [
   ['PS4 literal', ...sh("PS4='$(id)' bash -xc :")],
 ];
 
+/** [class, argv, environment of the exec] */
+const THROUGH_ENV: [string, string[], Record<string, string>][] = [
+  ['exported function in the exec environment', ['bash', '-c', 'ls'], { 'BASH_FUNC_ls%%': '() { id; }' }],
+  ['PROMPT_COMMAND in the exec environment', ['bash', '-c', 'ls'], { PROMPT_COMMAND: 'id' }],
+  ['BASH_ENV reading the exec stdin', ['bash', '-c', ':'], { BASH_ENV: '/dev/stdin' }],
+];
+
 describe('ways past a deny rule', () => {
+  it.each(THROUGH_ENV)('%s', (_class, argv, env) => {
+    expect(decideCommand(policy, argv, 'id', env).action).toBe('deny');
+  });
+
   it('never throws on malformed escapes', () => {
     for (const script of ["$'\\x'", "$'\\u'", "$'\\UFFFFFFFF'", "$'\\c'", "'", '"', '$(', '`', '<<', '${', 'case x in', '[[ x']) {
       expect(() => decideCommand(policy, ['bash', '-c', script]), script).not.toThrow();
