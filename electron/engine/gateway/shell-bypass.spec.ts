@@ -28,6 +28,8 @@ const BYPASSES: [string, string[], string?][] = [
   ['dot of /dev/stdin', ...sh('echo id | . /dev/stdin')],
   ['process substitution reading a pipe', ...sh('echo id > >(sh)')],
   ['coproc shell', ...sh('coproc sh; echo id >&"${COPROC[1]}"')],
+  ['named coproc group', ...sh('coproc X { id; }')],
+  ['named coproc subshell reading its pipe', ...sh('coproc X (sh); echo id >&"${X[1]}"')],
   ['top-level bash -s with args', ['bash', '-s', 'x'], 'id'],
   // xargs appends run-time data
   ['xargs sh -c with the script appended', ...sh('echo id | xargs sh -c')],

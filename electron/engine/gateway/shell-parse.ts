@@ -66,7 +66,13 @@ export function parseScript(script: string, depth = 0): SimpleCommand[] {
       if (ASSIGNMENT.test(w.text)) {
         if (BINDS.test(w.text)) why = `${w.text.split(/[[=]/)[0]} binds a command name at run time`;
       } else if (!w.quoted && RESERVED.has(w.text)) {
-        if (w.text === 'coproc') cur.coproc = true;
+        if (w.text === 'coproc') {
+          // coproc [NAME] command: its stdin is a pipe; NAME only comes before a compound command
+          plumbing = true;
+          cur.coproc = true;
+          const after = words[start + 2];
+          if (after && !after.quoted && RESERVED.has(after.text)) start++;
+        }
         if (w.text === 'time') while (words[start + 1] && /^(-p|--)$/.test(words[start + 1]!.text)) start++;
         if (w.text === 'function') start++;
       } else break;
