@@ -112,6 +112,9 @@ const FORMS: Form[] = [
   (s) => `flock lock -c ${q(s)}`,
   (s) => `script -qc ${q(s)} /dev/null`,
   (s) => `echo \${ ${s}; }`,
+  (s) => `coproc X { ${s}; }; wait`,
+  (s) => `coproc X (${s}); wait`,
+  (s) => `echo ${q(s)} | { sh; }`,
 ];
 const form = fc.integer({ min: 0, max: FORMS.length - 1 });
 
