@@ -16,7 +16,7 @@ export const CommandRuleSchema = z
   .object({
     /** Program name(s), matched on the basename after wrappers (env, sudo, nice, sh -c …) are peeled off; globs allowed. */
     command: globList,
-    /** Only when some argument matches one of these globs (e.g. "-*r*" for rm -r, -fr, -rf). */
+    /** Only when some argument, as written, matches one of these globs (e.g. "-*r*" for rm -r, -fr, -rf); `\` makes the next character plain ('/\*' is the argument /* itself). */
     args: globList.optional(),
     action: z.enum(POLICY_ACTIONS),
     reason: z.string().max(500).optional(),

@@ -16,8 +16,8 @@ export function commandSummary(argv: string[], stdin?: string): string {
   return stdin === undefined ? line : `${line}\n--- stdin (${Buffer.byteLength(stdin)} bytes) ---\n${stdin}`;
 }
 
-export function execVerdict(commands: Policy['commands'], argv: string[], stdin?: string): PolicyVerdict {
-  const d = decideCommand(commands, argv, stdin);
+export function execVerdict(commands: Policy['commands'], argv: string[], stdin?: string, env?: Record<string, string>): PolicyVerdict {
+  const d = decideCommand(commands, argv, stdin, env);
   const summary = commandSummary(argv, stdin);
   const verdict: PolicyVerdict = {
     action: d.action,

@@ -4,6 +4,9 @@ import type { CommandPolicy } from './command-policy.js';
 import { CommandRuleSchema } from '../../../shared/types/policy.js';
 import { Breaker } from './breaker.js';
 import { pathAccess, workspaceComponents } from './workspace-path.js';
+import { readFileSync } from 'node:fs';
+import { defaultPolicyPath, parsePolicy } from './policy-load.js';
+import { globToRegExp } from './glob.js';
 
 const policy: CommandPolicy = {
   default: 'allow',
@@ -54,6 +57,33 @@ describe('command policy', () => {
 
   it('skips redirection targets and keeps every program', () => {
     expect(expandCommand(['sh', '-c', 'echo hi > rm 2>&1; cat < rm']).map((c) => c.program)).toEqual(['sh', 'echo', 'cat']);
+  });
+});
+
+describe('the default policy', () => {
+  const defaults = parsePolicy(readFileSync(defaultPolicyPath()!, 'utf8'), 'policy.default.yaml').commands;
+  const verdict = (argv: string[]) => decideCommand(defaults, argv).action;
+
+  it('refuses rm of the whole filesystem and nothing else rm does', () => {
+    for (const argv of [['rm', '-f', '/workspace/x'], ['rm', '-rf', '/tmp/build'], ['rm', '/x'], ['sh', '-c', 'rm -rf /workspace/*'], ['rm', '-rf', '*']]) {
+      expect(verdict(argv), argv.join(' ')).toBe('allow');
+    }
+    for (const argv of [['rm', '-rf', '/'], ['rm', '-rf', '/*'], ['sh', '-c', 'rm -rf /*'], ['rm', '--no-preserve-root', '-rf', '/'], ['sh', '-c', 'cd / && rm -rf -- /']]) {
+      expect(verdict(argv), argv.join(' ')).toBe('deny');
+    }
+  });
+
+  it('denies a program only known at run time', () => {
+    expect(verdict(['sh', '-c', 'echo id | sh'])).toBe('deny');
+    expect(verdict(['bash', '-c', 'echo hi | cat'])).toBe('allow');
+  });
+
+  it('reads a backslash in a glob as making the next character plain', () => {
+    expect(globToRegExp('/\\*', false).test('/*')).toBe(true);
+    expect(globToRegExp('/\\*', false).test('/workspace/x')).toBe(false);
+    expect(globToRegExp('/*', false).test('/workspace/x')).toBe(true);
+    expect(globToRegExp('a\\?b', false).test('a?b')).toBe(true);
+    expect(globToRegExp('a\\?b', false).test('axb')).toBe(false);
   });
 });
 

@@ -270,7 +270,7 @@ export class Gateway implements GatewayMethodHandlers {
         if (run.outputLeft() <= 0) throw new GatewayDenial('budget', `budget exceeded: the run has received its ${budgets.outputBytes} bytes of output`, 'start a new run, or raise budgets.outputBytes');
         if (!ctx.trusted && this.limits.outputLeft(ctx.agent) <= 0) throw new GatewayDenial('budget', `limit: agent ${ctx.agent} has received its ${this.policy.agents.outputBytesPerHour} bytes of output of the last hour, whatever its runs`, 'wait, or raise agents.outputBytesPerHour in the policy');
         if (ctx.trusted) return { action: 'allow', source: 'user', reason: 'the user is not bound by agent policy', scope: 'exec', summary: commandSummary(argv, body.stdin) };
-        return execVerdict(policy.commands, argv, body.stdin);
+        return execVerdict(policy.commands, argv, body.stdin, body.env);
       },
       // The decision goes in with exec.started: one transaction, durable before the command starts.
       writesDecision: true,

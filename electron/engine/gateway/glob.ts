@@ -1,10 +1,12 @@
 // Globs for policy rules. For commands and arguments `*` matches anything; for paths `*` stays in
-// one component and `**` crosses components.
+// one component and `**` crosses components. A backslash makes the next character plain, so a rule
+// can name the text `/*` itself ('/\*') instead of every absolute path.
 export function globToRegExp(glob: string, pathMode: boolean): RegExp {
   let re = '^';
   for (let i = 0; i < glob.length; i++) {
     const c = glob[i]!;
-    if (c === '*') {
+    if (c === '\\' && i + 1 < glob.length) re += glob[++i]!.replace(/[.*?+^${}()|[\]\\/]/g, '\\$&');
+    else if (c === '*') {
       if (pathMode && glob[i + 1] === '*') {
         i++;
         if (glob[i + 1] === '/') {

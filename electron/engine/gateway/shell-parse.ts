@@ -1,241 +1,163 @@
-// A conservative reader of POSIX shell text: it finds every simple command a script would run, so
-// policy can check each one. It does not run or expand anything. Where the program a command runs is
-// only known at run time ($CMD, `…`, eval of a variable), the command is marked dynamic, and policy
-// decides what to do with commands it cannot see. Anything it misreads errs towards more commands.
+// A conservative reader of POSIX/bash shell text: it finds every simple command a script would run,
+// so policy can check each one. It does not run or expand anything. Where the program a command runs
+// is only known at run time ($CMD, `…`, {a,b}, r?, a name bound by alias/hash/BASH_CMDS), the
+// command is marked dynamic, and policy decides what to do with commands it cannot see. It also says
+// where each command's stdin comes from, because a shell reading its script from a pipe or a file
+// runs what is only known at run time. Anything it misreads errs towards more commands.
+import { tokenize, type Word } from './shell-lex.js';
+
+/** Where a command's stdin comes from: the enclosing script's, somewhere unknown, or a known text. */
+export type StdinSource = 'inherit' | 'unknown' | { text: string };
 
 export interface SimpleCommand {
   argv: string[];
-  /** The program word holds an expansion: what runs is only known at run time. */
-  dynamic: boolean;
+  /** Per word: its text is only known at run time. */
+  unknown: boolean[];
+  /** Why the program is only known at run time; undefined when it is known. */
+  dynamic?: string;
+  stdin: StdinSource;
 }
 
-const OPERATOR_CHARS = new Set([';', '&', '|', '(', ')', '\n']);
-const RESERVED = new Set(['if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until', 'for', 'case', 'esac', 'in', '{', '}', '!', 'select', 'function', '[[', ']]', 'time', 'coproc']);
-const REDIRECT = /^(\d*|&)(>>?|<<?-?|<<<|<>|>&|<&|>\||&>>?)$/;
-const REDIRECT_GLUED = /^(\d*|&)(>>?|<<<?-?|<>|>&|<&|>\||&>>?)(.+)$/;
+const RESERVED = new Set(['if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until', 'esac', '{', '}', '!', ']]', 'time', 'coproc', 'function', 'select', 'for', 'in']);
+export const REDIRECT = /^(\d*|&|\{[A-Za-z_][A-Za-z0-9_]*\})(>>?|<<?-?|<<<|<>|>&|<&|>\||&>>?)-?$/;
+const STDIN_REDIRECT = /^0?(<|<<-?|<<<|<>|<&)-?$/;
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
+/** Names whose assignment binds a command name at run time (bash's alias and command hash tables, exported functions). */
+const BINDS = /^(BASH_ALIASES|BASH_CMDS|BASH_FUNC_[^=]*|aliases|galiases|functions|commands)(\[|\+?=)/;
 export const MAX_DEPTH = 8;
+/** Variables a shell runs as code (PROMPT_COMMAND), expands as prompts (PS0–PS4), or sources as a file (BASH_ENV, ENV). */
+const CODE_VARIABLE = /^(PROMPT_COMMAND|PS[0-4]|BASH_ENV|ENV)(\[[^\]]*\])?\+?=/;
+const STDIN_FILE = /^(-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/(self|thread-self|\d+)\/fd\/0)$/;
 
-interface Word {
-  text: string;
-  /** Contains an unquoted or double-quoted expansion ($x, ${x}, $(…), `…`, glob chars). */
-  dynamic: boolean;
-  /** Scripts found inside $(…), `…`, <(…), >(…) in this word. */
-  inner: string[];
-  /** Holds an unquoted glob character: a program named by a pattern is only known at run time. */
-  glob?: boolean;
-  op?: undefined;
-}
-interface Op {
-  op: string;
-}
-type Token = Word | Op;
-
-/** Finds the end of a $( … ) or <( … ) group starting after the open paren; respects quotes and nesting. */
-function closeParen(s: string, from: number): number {
-  let depth = 1;
-  for (let i = from; i < s.length; i++) {
-    const c = s[i];
-    if (c === '\\') i++;
-    else if (c === "'") {
-      const end = s.indexOf("'", i + 1);
-      if (end < 0) return s.length;
-      i = end;
-    } else if (c === '"') {
-      for (i++; i < s.length && s[i] !== '"'; i++) if (s[i] === '\\') i++;
-    } else if (c === '(') depth++;
-    else if (c === ')' && --depth === 0) return i;
-  }
-  return s.length;
+/** For NAME=value words that set a variable the shell later runs: the script to check, or why it cannot be. */
+export function codeInAssignment(text: string, unknown: boolean): { script?: string; why?: string } {
+  const m = CODE_VARIABLE.exec(text);
+  if (!m) return {};
+  const value = text.slice(m[0].length);
+  if (unknown) return { why: `${m[1]} is set to a value only known at run time, which the shell runs` };
+  if (m[1] === 'PROMPT_COMMAND') return { script: value };
+  if ((m[1] === 'BASH_ENV' || m[1] === 'ENV') && (STDIN_FILE.test(value) || value.includes('(…)'))) return { why: `${m[1]} makes the shell read a pipe` };
+  return {};
 }
 
-function tokenize(s: string): Token[] {
-  const tokens: Token[] = [];
-  let i = 0;
-  let word: Word | null = null;
-  const begin = () => (word ??= { text: '', dynamic: false, inner: [] });
-  const end = () => {
-    if (word?.glob && word.text !== '[' && word.text !== '[[') word.dynamic = true;
-    if (word) tokens.push(word);
-    word = null;
-  };
-  const expansion = (quoted: boolean): void => {
-    // at s[i] === '$'
-    const w = begin();
-    const next = s[i + 1];
-    if (next === '(') {
-      const close = closeParen(s, i + 2);
-      const arithmetic = s[i + 2] === '(';
-      if (!arithmetic) w.inner.push(s.slice(i + 2, close));
-      w.dynamic = true;
-      w.text += '$(…)';
-      i = arithmetic ? Math.min(s.length, closeParen(s, close + 1) + 1) : close + 1;
-    } else if (next === '{') {
-      const close = s.indexOf('}', i + 2);
-      w.inner.push(...innerScriptsOfParam(s.slice(i + 2, close < 0 ? s.length : close)));
-      w.dynamic = true;
-      w.text += '${…}';
-      i = close < 0 ? s.length : close + 1;
-    } else if (next !== undefined && /[A-Za-z0-9_@*#?$!-]/.test(next)) {
-      w.dynamic = true;
-      let j = i + 1;
-      if (/[A-Za-z_]/.test(next)) while (j < s.length && /[A-Za-z0-9_]/.test(s[j]!)) j++;
-      else j++;
-      w.text += s.slice(i, j);
-      i = j;
-    } else if (!quoted && next === "'") {
-      // $'…' ANSI-C quoting: decode the escapes that matter for names.
-      const close = s.indexOf("'", i + 2);
-      const raw = s.slice(i + 2, close < 0 ? s.length : close);
-      w.text += decodeAnsiC(raw);
-      i = close < 0 ? s.length : close + 1;
-    } else {
-      w.text += '$';
-      i++;
-    }
-  };
-  while (i < s.length) {
-    const c = s[i]!;
-    if (c === '\\') {
-      if (s[i + 1] === '\n') i += 2;
-      else {
-        begin().text += s[i + 1] ?? '';
-        i += 2;
-      }
-    } else if (c === "'") {
-      const close = s.indexOf("'", i + 1);
-      begin().text += s.slice(i + 1, close < 0 ? s.length : close);
-      i = close < 0 ? s.length : close + 1;
-    } else if (c === '"') {
-      const w = begin();
-      i++;
-      while (i < s.length && s[i] !== '"') {
-        if (s[i] === '\\' && i + 1 < s.length && '$`"\\\n'.includes(s[i + 1]!)) {
-          if (s[i + 1] !== '\n') w.text += s[i + 1];
-          i += 2;
-        } else if (s[i] === '$') expansion(true);
-        else if (s[i] === '`') i = backtick(s, i, w);
-        else w.text += s[i++];
-      }
-      i++;
-    } else if (c === '`') {
-      i = backtick(s, i, begin());
-    } else if (c === '$') {
-      expansion(false);
-    } else if ((c === '<' || c === '>') && s[i + 1] === '(') {
-      const close = closeParen(s, i + 2);
-      const w = begin();
-      w.inner.push(s.slice(i + 2, close));
-      w.text += `${c}(…)`;
-      i = close + 1;
-    } else if (c === '#' && !word) {
-      while (i < s.length && s[i] !== '\n') i++;
-    } else if (c === ' ' || c === '\t' || c === '\r') {
-      end();
-      i++;
-    } else if (OPERATOR_CHARS.has(c)) {
-      end();
-      const two = s.slice(i, i + 2);
-      if (two === '&&' || two === '||' || two === ';;' || two === '|&') {
-        tokens.push({ op: two });
-        i += 2;
-      } else if (c === '&' && s[i + 1] === '>') {
-        begin().text += '&';
-        i++;
-      } else {
-        tokens.push({ op: c });
-        i++;
-      }
-    } else if (c === '<' || c === '>') {
-      // a redirection operator is its own word unless glued to a fd number already in `word`
-      const w: Word = word ?? { text: '', dynamic: false, inner: [] };
-      if (w.text !== '' && !/^\d+$|^&$/.test(w.text)) end();
-      begin();
-      let j = i;
-      while (j < s.length && '<>&|-'.includes(s[j]!) && j - i < 3) j++;
-      word!.text += s.slice(i, j);
-      i = j;
-      end();
-    } else if (c === '*' || c === '?' || c === '[') {
-      const w = begin();
-      w.text += c;
-      w.glob = true;
-      i++;
-    } else {
-      begin().text += c;
-      i++;
-    }
-  }
-  end();
-  return tokens;
-}
-
-function backtick(s: string, at: number, w: Word): number {
-  let j = at + 1;
-  let body = '';
-  while (j < s.length && s[j] !== '`') {
-    if (s[j] === '\\' && j + 1 < s.length) {
-      body += s[j + 1];
-      j += 2;
-    } else body += s[j++];
-  }
-  w.inner.push(body);
-  w.dynamic = true;
-  w.text += '`…`';
-  return j + 1;
-}
-
-/** ${x:-$(cmd)} and friends may run commands in their words. */
-function innerScriptsOfParam(body: string): string[] {
-  const found: string[] = [];
-  for (let i = body.indexOf('$('); i >= 0; i = body.indexOf('$(', i + 2)) found.push(body.slice(i + 2, closeParen(body, i + 2)));
-  const ticks = body.split('`');
-  for (let k = 1; k < ticks.length; k += 2) found.push(ticks[k]!);
-  return found;
-}
-
-function decodeAnsiC(raw: string): string {
-  return raw.replace(/\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|u[0-9a-fA-F]{1,4}|.)/g, (_m, e: string) => {
-    if (e[0] === 'x') return String.fromCharCode(parseInt(e.slice(1), 16));
-    if (e[0] === 'u') return String.fromCharCode(parseInt(e.slice(1), 16));
-    if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8));
-    return ({ n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v' } as Record<string, string>)[e] ?? e;
-  });
+interface Pending {
+  words: Word[];
+  stdin?: StdinSource;
+  piped: boolean;
+  coproc: boolean;
 }
 
 /** Every simple command a script would run (including those inside substitutions), in order. */
 export function parseScript(script: string, depth = 0): SimpleCommand[] {
-  if (depth > MAX_DEPTH) return [{ argv: ['<script nested too deep>'], dynamic: true }];
+  if (depth > MAX_DEPTH) return [{ argv: ['<script nested too deep>'], unknown: [true], dynamic: 'the script is nested too deep to read', stdin: 'unknown' }];
   const out: SimpleCommand[] = [];
-  let current: Word[] = [];
-  let skipNext = false;
-  const flush = () => {
-    const words = current;
-    current = [];
+  let plumbing = false; // a pipe or a stdin redirection somewhere: inherited stdin is no longer the script's
+  let cur: Pending = { words: [], piped: false, coproc: false };
+  let redirect: string | null = null; // the operator whose target comes next
+  let casePatterns = false; // between `case … in` / `;;` and the `)` that ends a pattern
+  let test = false; // inside [[ … ]]
+  const flush = (next: Partial<Pending> = {}) => {
+    const { words, stdin, piped, coproc } = cur;
+    cur = { words: [], piped: false, coproc: false, ...next };
     let start = 0;
-    // leading assignments (A=b) and reserved words are not the program
-    while (start < words.length && (/^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/.test(words[start]!.text) || RESERVED.has(words[start]!.text))) start++;
+    let why: string | undefined;
+    while (start < words.length) {
+      const w = words[start]!;
+      if (ASSIGNMENT.test(w.text)) {
+        if (BINDS.test(w.text)) why = `${w.text.split(/[[=]/)[0]} binds a command name at run time`;
+      } else if (!w.quoted && RESERVED.has(w.text)) {
+        if (w.text === 'coproc') {
+          // coproc [NAME] command: its stdin is a pipe; NAME only comes before a compound command
+          plumbing = true;
+          cur.coproc = true;
+          const after = words[start + 2];
+          if (after && !after.quoted && RESERVED.has(after.text)) start++;
+        }
+        if (w.text === 'time') while (words[start + 1] && /^(-p|--)$/.test(words[start + 1]!.text)) start++;
+        if (w.text === 'function') start++;
+      } else break;
+      start++;
+    }
+    for (const w of words) {
+      const code = codeInAssignment(w.text, w.dynamic);
+      if (code.why) why ??= code.why;
+      if (code.script !== undefined) out.push(...parseScript(code.script, depth + 1));
+    }
     const rest = words.slice(start);
-    if (rest.length === 0) return;
-    out.push({ argv: rest.map((w) => w.text), dynamic: rest[0]!.dynamic });
+    const coprocHere = coproc || cur.coproc;
+    cur.coproc = false;
+    if (rest.length === 0) {
+      if (why) out.push({ argv: words.map((w) => w.text), unknown: words.map(() => true), dynamic: why, stdin: 'inherit' });
+      return;
+    }
+    const argv = rest.map((w) => w.text);
+    const program = argv[0]!;
+    if (!why && rest[0]!.dynamic) why = `the program "${program}" is only known at run time`;
+    if (!why && rest.some((w) => w.evaluates)) why = '${…@P} runs what the value holds';
+    if (!why && rest.some((w) => BINDS.test(w.text))) why = 'it binds a command name at run time';
+    if (!why && program === 'alias' && argv.some((a) => a.includes('='))) why = 'alias binds a command name at run time';
+    if (!why && program === 'hash' && argv.slice(1).some((a) => /^-[a-z]*p/.test(a))) why = 'hash -p binds a command name at run time';
+    const source: StdinSource = stdin ?? (piped || coprocHere ? 'unknown' : 'inherit');
+    out.push({ argv, unknown: rest.map((w) => w.dynamic), ...(why ? { dynamic: why } : {}), stdin: source });
   };
+  let caseHeader = 0; // words left of `case WORD in`
+  const atStart = () => cur.words.every((w) => !w.quoted && RESERVED.has(w.text));
   for (const token of tokenize(script)) {
     if (token.op !== undefined) {
-      flush();
+      if (test || caseHeader > 0) continue;
+      if (casePatterns) {
+        if (token.op === ')') casePatterns = false;
+        continue;
+      }
+      const piped = token.op === '|' || token.op === '|&';
+      if (piped) plumbing = true;
+      flush({ piped });
+      if (token.op === ';;' || token.op === ';&') casePatterns = true;
       continue;
     }
-    const w = token as Word;
-    for (const inner of w.inner) out.push(...parseScript(inner, depth + 1));
-    if (skipNext) {
-      skipNext = false;
+    const w = token;
+    for (const inner of w.inner) {
+      for (const c of parseScript(inner.script, depth + 1)) out.push(inner.piped && c.stdin === 'inherit' ? { ...c, stdin: 'unknown' } : c);
+    }
+    if (test) {
+      if (!w.quoted && w.text === ']]') test = false;
       continue;
     }
-    if (REDIRECT.test(w.text)) {
-      skipNext = true; // the redirection's target
+    if (caseHeader > 0) {
+      if (--caseHeader === 0) casePatterns = true;
       continue;
     }
-    if (REDIRECT_GLUED.test(w.text) && /^(\d*|&)[<>]/.test(w.text)) continue;
-    current.push(w);
+    if (casePatterns) {
+      if (!w.quoted && w.text === 'esac') casePatterns = false;
+      continue;
+    }
+    if (redirect !== null) {
+      const op = redirect;
+      redirect = null;
+      if (STDIN_REDIRECT.test(op)) {
+        plumbing = true;
+        if (op.includes('<<<')) cur.stdin = w.dynamic ? 'unknown' : { text: `${w.text}\n` };
+        else if (w.heredoc) cur.stdin = w.heredoc.expands ? 'unknown' : { text: w.heredoc.body };
+        else cur.stdin = 'unknown';
+      }
+      continue;
+    }
+    if (!w.quoted && REDIRECT.test(w.text)) {
+      redirect = w.text;
+      continue;
+    }
+    if (!w.quoted && atStart()) {
+      if (w.text === '[[') {
+        test = true;
+        continue;
+      }
+      if (w.text === 'case') {
+        caseHeader = 2;
+        continue;
+      }
+    }
+    cur.words.push(w);
   }
   flush();
-  return out;
+  return plumbing ? out.map((c) => (c.stdin === 'inherit' ? { ...c, stdin: 'unknown' } : c)) : out;
 }
