@@ -7,6 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { PodmanEngine } from '../engine/podman/podman-engine.js';
 import { SandboxSpecSchema, type SandboxInfo, type SandboxSpecInput } from '../../shared/types/sandbox.js';
 import { TEST_LABEL_KEY } from './test-label.js';
+import { afterAll, beforeAll } from 'vitest';
+import { collectExec } from '../engine/podman/exec-session.js';
 
 export interface TestEngine {
   engine: PodmanEngine;
@@ -14,7 +16,26 @@ export interface TestEngine {
   runId: string;
   /** Creates (and starts) a labelled sandbox with a unique name. */
   create(spec?: SandboxSpecInput): Promise<SandboxInfo>;
+  /** Runs a shell command in a sandbox and collects it, output as text too. */
+  sh(id: string, cmd: string): Promise<Awaited<ReturnType<typeof collectExec>> & { out: string; err: string }>;
   cleanup(): Promise<void>;
+}
+
+/** The spec file's engine: opened before its tests, everything it made removed after them. */
+export function useTestEngine(): TestEngine {
+  let current: TestEngine | undefined;
+  beforeAll(async () => {
+    current = await openTestEngine();
+  });
+  afterAll(async () => {
+    await current?.cleanup();
+  });
+  return new Proxy({} as TestEngine, {
+    get: (_target, key) => {
+      if (!current) throw new Error('the test engine is opened in beforeAll: use it inside a test');
+      return current[key as keyof TestEngine];
+    },
+  });
 }
 
 export async function openTestEngine(): Promise<TestEngine> {
@@ -31,6 +52,10 @@ export async function openTestEngine(): Promise<TestEngine> {
       made.push(name);
       const parsed = SandboxSpecSchema.parse({ ...spec, name, labels: { ...spec.labels, [TEST_LABEL_KEY]: runId } });
       return engine.sandboxes.create(parsed);
+    },
+    async sh(id, cmd) {
+      const r = await collectExec(engine.connection, id, { cmd });
+      return { ...r, out: r.stdout.toString(), err: r.stderr.toString() };
     },
     async cleanup() {
       const mine = (await engine.sandboxes.list().catch(() => [])).filter((s) => s.labels[TEST_LABEL_KEY] === runId);

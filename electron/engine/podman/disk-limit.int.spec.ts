@@ -1,26 +1,15 @@
 // The disk limit, tried from inside: a sandbox that fills its disk gets ENOSPC, the host file stays
 // bounded, the sandbox still works after freeing space, and removal (Warden's or the podman CLI's)
 // leaves no mount and no file. Run against the code without disk-limit.ts, the fills succeed.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { openTestEngine, type TestEngine } from '../../test-support/podman-fixture.js';
-import { collectExec } from './exec-session.js';
+import { useTestEngine } from '../../test-support/podman-fixture.js';
 import { SANDBOX_DEFAULTS } from '../../../shared/types/sandbox.js';
 
 const MiB = 1024 ** 2;
-let t: TestEngine;
-beforeAll(async () => {
-  t = await openTestEngine();
-});
-afterAll(async () => {
-  await t?.cleanup();
-});
-
-async function sh(id: string, cmd: string) {
-  const r = await collectExec(t.engine.connection, id, { cmd: ['/bin/sh', '-c', cmd] });
-  return { ...r, out: r.stdout.toString(), err: r.stderr.toString() };
-}
+const t = useTestEngine();
+const sh = (id: string, cmd: string) => t.sh(id, cmd);
 
 const mounted = (path: string) => readFileSync('/proc/mounts', 'utf8').split('\n').some((l) => l.split(' ')[1] === path);
 

@@ -1,23 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openTestEngine, type TestEngine } from '../../test-support/podman-fixture.js';
-import { collectExec } from './exec-session.js';
+import { useTestEngine } from '../../test-support/podman-fixture.js';
 import type { LibpodInspect } from './sandbox-info.js';
 
-let t: TestEngine;
-beforeAll(async () => {
-  t = await openTestEngine();
-});
-afterAll(async () => {
-  await t?.cleanup();
-});
-
-async function sh(id: string, cmd: string) {
-  const r = await collectExec(t.engine.connection, id, { cmd });
-  return { ...r, out: r.stdout.toString(), err: r.stderr.toString() };
-}
+const t = useTestEngine();
+const sh = (id: string, cmd: string) => t.sh(id, cmd);
 
 interface FullInspect extends LibpodInspect {
   HostConfig: LibpodInspect['HostConfig'] & {

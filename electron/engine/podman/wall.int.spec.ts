@@ -1,25 +1,14 @@
 // The wall, tried from inside as a hostile agent would (issue 10's reproduction and its kin). Each
 // attempt must fail, and the sandbox's limits, read from the host's own cgroup files, must be
 // unchanged afterwards: a limit the sandbox can lift is no limit.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { chownSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openTestEngine, type TestEngine } from '../../test-support/podman-fixture.js';
-import { collectExec } from './exec-session.js';
+import { useTestEngine } from '../../test-support/podman-fixture.js';
 
-let t: TestEngine;
-beforeAll(async () => {
-  t = await openTestEngine();
-});
-afterAll(async () => {
-  await t?.cleanup();
-});
-
-async function sh(id: string, cmd: string) {
-  const r = await collectExec(t.engine.connection, id, { cmd });
-  return { ...r, out: r.stdout.toString(), err: r.stderr.toString() };
-}
+const t = useTestEngine();
+const sh = (id: string, cmd: string) => t.sh(id, cmd);
 
 async function hostPid(id: string): Promise<number> {
   const raw = await t.engine.connection.libpod<{ State: { Pid: number } }>('GET', `/containers/${id}/json`, undefined, 'inspect');
