@@ -75,7 +75,7 @@ describe('attestation verdicts', () => {
   });
 
   it('passes a gVisor sandbox, saying which promises gVisor shows another way', () => {
-    const e = expectRunc({ runtime: 'runsc', host: { procVersion: HOST_VERSION, memory: '536870912', pids: '600' } });
+    const e = expectRunc({ runtime: 'runsc', host: { procVersion: HOST_VERSION, memory: '536870912', pids: '576' } });
     const c = byId(plainChecks(parseSections(GVISOR), e));
     expect(Object.values(c).filter((x) => !x.ok)).toEqual([]);
     expect(c['runtime']!.evidence).toMatch(/Starting gVisor.*differs from the host’s/);
@@ -154,7 +154,7 @@ describe('deep tries', () => {
     expect(c['deep.pids']!.evidence).toContain('Cannot fork');
     expect(c['deep.memory']!.evidence).toContain('OOM killer');
     expect(c['deep.cgroup-write']!.evidence).toContain('Read-only file system');
-    expect(c['deep.disk']).toMatchObject({ skipped: true, evidence: 'no disk limit on this sandbox' });
+    expect(c['deep.disk']).toMatchObject({ skipped: true, evidence: expect.stringContaining('not tried') });
   });
 
   it('fails limits that did not hold', () => {

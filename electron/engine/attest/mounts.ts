@@ -8,6 +8,9 @@ const VIRTUAL_FS = new Set(['proc', 'sysfs', 'tmpfs', 'devpts', 'mqueue', 'cgrou
 /** Files Podman puts in every container, and its init (read-only). */
 const PODMAN_FILES = new Set(['/etc/hosts', '/etc/resolv.conf', '/etc/hostname', '/run/.containerenv', '/run/podman-init', '/dev/init']);
 
+/** The container's own shm (Podman's per-container tmpfs; gVisor shows it as a 9p share). */
+const CONTAINER_SHM = '/dev/shm';
+
 export interface MountEntry {
   mountPoint: string;
   root: string;
@@ -38,7 +41,7 @@ export function unexpectedHostMounts(entries: MountEntry[], workspace: string | 
   const bad: string[] = [];
   for (const m of entries) {
     if (VIRTUAL_FS.has(m.fsType) || m.mountPoint === '/') continue;
-    if (PODMAN_FILES.has(m.mountPoint)) continue;
+    if (PODMAN_FILES.has(m.mountPoint) || m.mountPoint === CONTAINER_SHM) continue;
     // Device nodes Podman binds from the host's devtmpfs, and /dev/null over masked /proc files.
     if (m.fsType === 'devtmpfs' && (m.mountPoint === '/dev' || m.mountPoint.startsWith('/dev/') || m.mountPoint.startsWith('/proc/'))) continue;
     if (workspace && (m.mountPoint === '/workspace' || m.mountPoint.startsWith('/workspace/'))) continue;

@@ -156,4 +156,18 @@ describe('the wall under gVisor (runsc)', () => {
     const alloc = await sh(sb.id, `python3 -c "b = bytearray(400 * 1024 * 1024); print('allocated')"`).catch((err: Error) => ({ out: '', err: err.message }));
     expect(alloc.out).not.toMatch(/allocated/);
   });
+
+  it('refuses ptrace, keyctl, bpf, perf, setns, /proc/sys and sysrq; namespaces and mounts are the guest kernel\'s own', async (c) => {
+    if (!runsc()?.works) return c.skip(`runsc does not run here: ${runsc()?.reason ?? 'not detected'}`);
+    const sb = await t.create({ runtime: 'runsc' });
+    const probe = await sh(
+      sb.id,
+      `python3 - <<'PY'\n${OTHER_DOORS}\nPY
+(echo 1 > /proc/sys/kernel/sysrq) 2>/dev/null && echo sysctl ok || echo sysctl refused
+(echo h > /proc/sysrq-trigger) 2>/dev/null && echo sysrq ok || echo sysrq refused`,
+    );
+    const lines = probe.out.trim().split('\n');
+    for (const door of ['ptrace-pid1', 'keyctl', 'bpf', 'perf', 'setns', 'sysctl', 'sysrq']) expect(lines).toContain(`${door} refused`);
+    expect(lines).toContain('fork 3');
+  });
 });
