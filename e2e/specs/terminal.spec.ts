@@ -18,6 +18,7 @@ test.describe('sandbox detail', () => {
 
     // The graph rises under load and falls after it, judged against the sandbox's own idle figure,
     // not a fixed one: on a busy host `yes` may get far less than its core. Waits are hang guards.
+    await expect.poll(() => detail.cpuPercent(), { timeout: 60_000 }).not.toBeNaN(); // the first sample is in
     const idle = await detail.cpuPercent();
     await detail.type('yes > /dev/null &\n');
     await expect.poll(() => detail.cpuPercent(), { timeout: 60_000 }).toBeGreaterThan(Math.max(10, idle * 3));
