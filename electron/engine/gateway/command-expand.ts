@@ -25,6 +25,8 @@ interface Ctx {
   placeholder?: string;
 }
 
+/** find tests and actions whose next word is their operand. */
+const FIND_OPERAND = /^-(i?name|i?path|i?wholename|i?regex|i?lname|x?type|newer|newer[amcBt][amcBt]|anewer|cnewer|user|group|uid|gid|perm|size|[amc]time|[amc]min|used|links|inum|samefile|maxdepth|mindepth|fstype|context|printf|fprint0?|fprintf|fls|regextype|files0-from)$/;
 const STDIN_FILE = /^(-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/(self|thread-self|\d+)\/fd\/0)$/;
 /** env takes any NAME=value before the command, whatever the name holds. */
 const ASSIGNMENT = /^[^=]+=/;
@@ -191,8 +193,13 @@ function visit(argv: string[], unknown: boolean[], why: string | undefined, ctx:
   }
 
   function find(): void {
-    if (ctx.appended || au.some(Boolean)) return dyn('find is given words only known at run time, which may hold -exec');
+    if (ctx.appended) return dyn('find is given words only known at run time, which may hold -exec');
     for (let k = 0; k < args.length; k++) {
+      if (FIND_OPERAND.test(args[k]!)) {
+        k += args[k] === '-fprintf' ? 2 : 1; // the test's operand (-name "$x") cannot become -exec
+        continue;
+      }
+      if (au[k]) return dyn(`find is given "${args[k]}", only known at run time, where -exec could be`);
       if (!/^-(exec|execdir|ok|okdir)$/.test(args[k]!)) continue;
       const start = k + 1;
       for (k = start; k < args.length && args[k] !== ';' && args[k] !== '+'; k++);

@@ -38,6 +38,7 @@ const BYPASSES: [string, string[], string?][] = [
   ['xargs -I in the program word', ...sh('echo id | xargs -I{} {}')],
   ['xargs -I in a script', ...sh("echo id | xargs -I@ sh -c '@'")],
   ['find -exec placeholder as the program', ...sh('find . -name id -exec {} \\;')],
+  ['find -exec from a run-time word', ...sh('X=-exec; find . "$X" id \\;')],
   // shell options before -c
   ['bash -O extglob -c', ['bash', '-O', 'extglob', '-c', 'id']],
   ['bash +O extglob -c', ['bash', '+O', 'extglob', '-c', 'id']],
