@@ -28,6 +28,8 @@ interface Ctx {
 /** find tests and actions whose next word is their operand. */
 const FIND_OPERAND = /^-(i?name|i?path|i?wholename|i?regex|i?lname|x?type|newer|newer[amcBt][amcBt]|anewer|cnewer|user|group|uid|gid|perm|size|[amc]time|[amc]min|used|links|inum|samefile|maxdepth|mindepth|fstype|context|printf|fprint0?|fprintf|fls|regextype|files0-from)$/;
 const STDIN_FILE = /^(-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/(self|thread-self|\d+)\/fd\/0)$/;
+/** Files that are another descriptor (a here-string, a pipe) or a socket: what they hold is only known at run time. */
+const DESCRIPTOR_FILE = /^\/(dev\/fd\/|proc\/[^/]+\/fd\/|dev\/std(out|err)$|dev\/(tcp|udp)\/)/;
 /** env takes any NAME=value before the command, whatever the name holds. */
 const ASSIGNMENT = /^[^=]+=/;
 
@@ -103,6 +105,7 @@ function visit(argv: string[], unknown: boolean[], why: string | undefined, ctx:
     const at = args[0] === '--' ? 1 : 0;
     if (at >= args.length) return nothing();
     if (au[at]) return dyn(`the file ${program} reads is only known at run time`);
+    if (DESCRIPTOR_FILE.test(args[at]!) && !STDIN_FILE.test(args[at]!)) return dyn(`${program} reads ${args[at]}, only known at run time`);
     return STDIN_FILE.test(args[at]!) ? readStdin() : undefined;
   }
   if (program === 'find') return find();
@@ -190,6 +193,7 @@ function visit(argv: string[], unknown: boolean[], why: string | undefined, ctx:
     if (r.options.some((o) => o.name === 's') || next >= args.length) return readStdin();
     if (au[next]) return dyn(`the script file ${program} runs is only known at run time`);
     if (STDIN_FILE.test(args[next]!)) return readStdin();
+    if (DESCRIPTOR_FILE.test(args[next]!)) dyn(`${program} reads its script from ${args[next]}, only known at run time`);
   }
 
   function find(): void {

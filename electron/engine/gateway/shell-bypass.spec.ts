@@ -26,6 +26,8 @@ const BYPASSES: [string, string[], string?][] = [
   ['process substitution as a script file', ...sh('bash <(echo id)')],
   ['source of a process substitution', ...sh('source <(echo id)')],
   ['dot of /dev/stdin', ...sh('echo id | . /dev/stdin')],
+  ['source of another descriptor', ...sh('source /dev/fd/3 3<<< id')],
+  ['shell reading another descriptor', ...sh('bash /proc/self/fd/3 3<<< id')],
   ['process substitution reading a pipe', ...sh('echo id > >(sh)')],
   ['coproc shell', ...sh('coproc sh; echo id >&"${COPROC[1]}"')],
   ['named coproc group', ...sh('coproc X { id; }')],
