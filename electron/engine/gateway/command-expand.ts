@@ -95,8 +95,10 @@ function visit(argv: string[], unknown: boolean[], why: string | undefined, ctx:
     if (r.next >= args.length) return nothing();
     return args[r.next] === '-' ? undefined : script(args[r.next]!, au[r.next]!);
   }
-  if (program === 'mapfile' || program === 'readarray') {
-    const r = readOptions({ flags: 't', valued: 'dnOsuCc' }, args, au);
+  if (program === 'mapfile' || program === 'readarray' || program === 'compgen' || program === 'complete') {
+    // mapfile -C and compgen/complete -C run the command they are given
+    const spec = program === 'mapfile' || program === 'readarray' ? { flags: 't', valued: 'dnOsuCc' } : { flags: 'abcdefgjksuvprDEI', valued: 'oAGWFCXPS' };
+    const r = readOptions(spec, args, au);
     if (r.unreadable) return dyn(r.unreadable);
     for (const o of r.options) if (o.name === 'C') script(o.value ?? '', o.valueUnknown ?? false);
     return;

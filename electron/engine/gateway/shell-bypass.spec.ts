@@ -121,6 +121,7 @@ const BYPASSES: [string, string[], string?][] = [
   ['trap', ...sh('trap id EXIT')],
   ['trap with --', ...sh("trap -- 'id' EXIT")],
   ['mapfile callback', ...sh('mapfile -C id -c 1 < /etc/hostname')],
+  ['compgen -C', ...sh('compgen -C id x')],
   ['PS4 literal', ...sh("PS4='$(id)' bash -xc :")],
 ];
 
