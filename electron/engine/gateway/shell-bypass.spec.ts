@@ -118,6 +118,8 @@ const BYPASSES: [string, string[], string?][] = [
   ['PROMPT_COMMAND exported', ...sh('export PROMPT_COMMAND=id')],
   ['BASH_ENV from a pipe', ...sh('echo id | BASH_ENV=/dev/stdin bash -c :')],
   ['PS4 from a run-time value', ...sh('X=$(cat f); PS4="$X" bash -xc :')],
+  ['<< inside (( … )) is a shift, not a here-doc', ...sh('(( x = 1 << 2 ))\nid\n2')],
+  ['$(…) inside (( … ))', ...sh('(( x = $(id) ))')],
   ['trap', ...sh('trap id EXIT')],
   ['trap with --', ...sh("trap -- 'id' EXIT")],
   ['mapfile callback', ...sh('mapfile -C id -c 1 < /etc/hostname')],

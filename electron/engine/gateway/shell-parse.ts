@@ -18,7 +18,7 @@ export interface SimpleCommand {
   stdin: StdinSource;
 }
 
-const RESERVED = new Set(['if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until', 'esac', '{', '}', '!', ']]', 'time', 'coproc', 'function', 'select', 'for', 'in']);
+const RESERVED = new Set(['((…))', 'if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until', 'esac', '{', '}', '!', ']]', 'time', 'coproc', 'function', 'select', 'for', 'in']);
 export const REDIRECT = /^(\d*|&|\{[A-Za-z_][A-Za-z0-9_]*\})(>>?|<<?-?|<<<|<>|>&|<&|>\||&>>?)-?$/;
 const STDIN_REDIRECT = /^0?(<|<<-?|<<<|<>|<&)-?$/;
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
