@@ -139,6 +139,17 @@ describe('ways past a deny rule', () => {
     expect(decideCommand(policy, argv, 'id', env).action).toBe('deny');
   });
 
+  it('does not read a script longer than it can read at once: dynamic', () => {
+    expect(decideCommand(policy, ['sh', '-c', `${'true; '.repeat(30_000)}echo hi`]).source).toBe('dynamic');
+    expect(decideCommand(policy, ['sh', '-c', `${'true; '.repeat(1000)}echo hi`]).action).toBe('allow');
+  });
+
+  it('gives up on what is too deep or too costly to read, as dynamic', () => {
+    for (const script of ['('.repeat(200_000), '$('.repeat(50_000), '${'.repeat(50_000), '"$('.repeat(50_000)]) {
+      expect(decideCommand(policy, ['bash', '-c', script]).source).toBe('dynamic');
+    }
+  });
+
   it('never throws on malformed escapes', () => {
     for (const script of ["$'\\x'", "$'\\u'", "$'\\UFFFFFFFF'", "$'\\c'", "'", '"', '$(', '`', '<<', '${', 'case x in', '[[ x']) {
       expect(() => decideCommand(policy, ['bash', '-c', script]), script).not.toThrow();
