@@ -25,7 +25,11 @@ interface Ctx {
   placeholder?: string;
 }
 
+/** find tests and actions whose next word is their operand. */
+const FIND_OPERAND = /^-(i?name|i?path|i?wholename|i?regex|i?lname|x?type|newer|newer[amcBt][amcBt]|anewer|cnewer|user|group|uid|gid|perm|size|[amc]time|[amc]min|used|links|inum|samefile|maxdepth|mindepth|fstype|context|printf|fprint0?|fprintf|fls|regextype|files0-from)$/;
 const STDIN_FILE = /^(-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/(self|thread-self|\d+)\/fd\/0)$/;
+/** Files that are another descriptor (a here-string, a pipe) or a socket: what they hold is only known at run time. */
+const DESCRIPTOR_FILE = /^\/(dev\/fd\/|proc\/[^/]+\/fd\/|dev\/std(out|err)$|dev\/(tcp|udp)\/)/;
 /** env takes any NAME=value before the command, whatever the name holds. */
 const ASSIGNMENT = /^[^=]+=/;
 
@@ -91,8 +95,10 @@ function visit(argv: string[], unknown: boolean[], why: string | undefined, ctx:
     if (r.next >= args.length) return nothing();
     return args[r.next] === '-' ? undefined : script(args[r.next]!, au[r.next]!);
   }
-  if (program === 'mapfile' || program === 'readarray') {
-    const r = readOptions({ flags: 't', valued: 'dnOsuCc' }, args, au);
+  if (program === 'mapfile' || program === 'readarray' || program === 'compgen' || program === 'complete') {
+    // mapfile -C and compgen/complete -C run the command they are given
+    const spec = program === 'mapfile' || program === 'readarray' ? { flags: 't', valued: 'dnOsuCc' } : { flags: 'abcdefgjksuvprDEI', valued: 'oAGWFCXPS' };
+    const r = readOptions(spec, args, au);
     if (r.unreadable) return dyn(r.unreadable);
     for (const o of r.options) if (o.name === 'C') script(o.value ?? '', o.valueUnknown ?? false);
     return;
@@ -101,6 +107,7 @@ function visit(argv: string[], unknown: boolean[], why: string | undefined, ctx:
     const at = args[0] === '--' ? 1 : 0;
     if (at >= args.length) return nothing();
     if (au[at]) return dyn(`the file ${program} reads is only known at run time`);
+    if (DESCRIPTOR_FILE.test(args[at]!) && !STDIN_FILE.test(args[at]!)) return dyn(`${program} reads ${args[at]}, only known at run time`);
     return STDIN_FILE.test(args[at]!) ? readStdin() : undefined;
   }
   if (program === 'find') return find();
@@ -188,11 +195,17 @@ function visit(argv: string[], unknown: boolean[], why: string | undefined, ctx:
     if (r.options.some((o) => o.name === 's') || next >= args.length) return readStdin();
     if (au[next]) return dyn(`the script file ${program} runs is only known at run time`);
     if (STDIN_FILE.test(args[next]!)) return readStdin();
+    if (DESCRIPTOR_FILE.test(args[next]!)) dyn(`${program} reads its script from ${args[next]}, only known at run time`);
   }
 
   function find(): void {
-    if (ctx.appended || au.some(Boolean)) return dyn('find is given words only known at run time, which may hold -exec');
+    if (ctx.appended) return dyn('find is given words only known at run time, which may hold -exec');
     for (let k = 0; k < args.length; k++) {
+      if (FIND_OPERAND.test(args[k]!)) {
+        k += args[k] === '-fprintf' ? 2 : 1; // the test's operand (-name "$x") cannot become -exec
+        continue;
+      }
+      if (au[k]) return dyn(`find is given "${args[k]}", only known at run time, where -exec could be`);
       if (!/^-(exec|execdir|ok|okdir)$/.test(args[k]!)) continue;
       const start = k + 1;
       for (k = start; k < args.length && args[k] !== ';' && args[k] !== '+'; k++);

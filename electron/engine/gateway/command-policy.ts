@@ -7,6 +7,10 @@
 import { ACTION_RANK, type CommandRule, type PolicyAction } from '../../../shared/types/policy.js';
 import { expandCommand, type ExpandedCommand } from './command-expand.js';
 import { globToRegExp } from './glob.js';
+import { withScanBudget } from './shell-scan.js';
+
+/** Characters the reader may step over for one decision (tens of ms): more is dynamic. */
+const SCAN_BUDGET = 5_000_000;
 
 export { expandCommand, programName, type ExpandedCommand } from './command-expand.js';
 
@@ -62,10 +66,11 @@ export function shellQuote(word: string): string {
 export function decideCommand(policy: CommandPolicy, argv: string[], stdin?: string, env?: Record<string, string>): CommandDecision {
   let expanded: ExpandedCommand[];
   try {
-    expanded = expandCommand(argv, stdin, env);
-  } catch {
-    // a reader bug must not let a command through, nor reach the agent as a stack trace
-    expanded = [{ program: argv[0] ?? '', argv, dynamic: true, why: 'policy could not read the command' }];
+    expanded = withScanBudget(SCAN_BUDGET, () => expandCommand(argv, stdin, env));
+  } catch (err) {
+    // too deep or too long to read, or a reader bug: never let the command through, never a stack trace
+    const why = err instanceof RangeError ? 'the command is too complex to read' : 'policy could not read the command';
+    expanded = [{ program: argv[0] ?? '', argv, dynamic: true, why }];
   }
   let best: Omit<CommandDecision, 'asks'> | null = null;
   const asks = new Map<string, CommandAsk>();

@@ -26,6 +26,8 @@ const BYPASSES: [string, string[], string?][] = [
   ['process substitution as a script file', ...sh('bash <(echo id)')],
   ['source of a process substitution', ...sh('source <(echo id)')],
   ['dot of /dev/stdin', ...sh('echo id | . /dev/stdin')],
+  ['source of another descriptor', ...sh('source /dev/fd/3 3<<< id')],
+  ['shell reading another descriptor', ...sh('bash /proc/self/fd/3 3<<< id')],
   ['process substitution reading a pipe', ...sh('echo id > >(sh)')],
   ['coproc shell', ...sh('coproc sh; echo id >&"${COPROC[1]}"')],
   ['named coproc group', ...sh('coproc X { id; }')],
@@ -38,6 +40,7 @@ const BYPASSES: [string, string[], string?][] = [
   ['xargs -I in the program word', ...sh('echo id | xargs -I{} {}')],
   ['xargs -I in a script', ...sh("echo id | xargs -I@ sh -c '@'")],
   ['find -exec placeholder as the program', ...sh('find . -name id -exec {} \\;')],
+  ['find -exec from a run-time word', ...sh('X=-exec; find . "$X" id \\;')],
   // shell options before -c
   ['bash -O extglob -c', ['bash', '-O', 'extglob', '-c', 'id']],
   ['bash +O extglob -c', ['bash', '+O', 'extglob', '-c', 'id']],
@@ -115,9 +118,12 @@ const BYPASSES: [string, string[], string?][] = [
   ['PROMPT_COMMAND exported', ...sh('export PROMPT_COMMAND=id')],
   ['BASH_ENV from a pipe', ...sh('echo id | BASH_ENV=/dev/stdin bash -c :')],
   ['PS4 from a run-time value', ...sh('X=$(cat f); PS4="$X" bash -xc :')],
+  ['<< inside (( … )) is a shift, not a here-doc', ...sh('(( x = 1 << 2 ))\nid\n2')],
+  ['$(…) inside (( … ))', ...sh('(( x = $(id) ))')],
   ['trap', ...sh('trap id EXIT')],
   ['trap with --', ...sh("trap -- 'id' EXIT")],
   ['mapfile callback', ...sh('mapfile -C id -c 1 < /etc/hostname')],
+  ['compgen -C', ...sh('compgen -C id x')],
   ['PS4 literal', ...sh("PS4='$(id)' bash -xc :")],
 ];
 
@@ -131,6 +137,17 @@ const THROUGH_ENV: [string, string[], Record<string, string>][] = [
 describe('ways past a deny rule', () => {
   it.each(THROUGH_ENV)('%s', (_class, argv, env) => {
     expect(decideCommand(policy, argv, 'id', env).action).toBe('deny');
+  });
+
+  it('does not read a script longer than it can read at once: dynamic', () => {
+    expect(decideCommand(policy, ['sh', '-c', `${'true; '.repeat(30_000)}echo hi`]).source).toBe('dynamic');
+    expect(decideCommand(policy, ['sh', '-c', `${'true; '.repeat(1000)}echo hi`]).action).toBe('allow');
+  });
+
+  it('gives up on what is too deep or too costly to read, as dynamic', () => {
+    for (const script of ['('.repeat(200_000), '$('.repeat(50_000), '${'.repeat(50_000), '"$('.repeat(50_000)]) {
+      expect(decideCommand(policy, ['bash', '-c', script]).source).toBe('dynamic');
+    }
   });
 
   it('never throws on malformed escapes', () => {

@@ -34,6 +34,8 @@ export interface Op {
 export type Token = Word | Op;
 
 const OPERATOR_CHARS = new Set([';', '&', '|', '(', ')', '\n']);
+/** Reserved words after which a command starts (where `((` opens arithmetic). */
+const BEFORE_COMMAND = new Set(['if', 'then', 'else', 'elif', 'do', 'while', 'until', '!', '{', 'time', 'for', 'coproc']);
 
 /** Decodes $'…' from just after the opening quote; returns the text and the index after the closing quote. */
 function ansiC(s: string, from: number): [string, number] {
@@ -173,7 +175,17 @@ export function tokenize(s: string): Token[] {
     } else if (OPERATOR_CHARS.has(c)) {
       end();
       const two = s.slice(i, i + 2);
-      if (two === '&&' || two === '||' || two === ';;' || two === '|&' || two === ';&') {
+      const last = tokens.at(-1);
+      const commandStart = !last || last.op !== undefined || (!last.quoted && BEFORE_COMMAND.has(last.text));
+      if (two === '((' && commandStart && closeParen(s, i + 2) + 1 === closeParen(s, i + 1)) {
+        // (( … )) is arithmetic, not a command: nothing in it is a program or a here-doc, but $(…) still runs
+        const close = closeParen(s, i + 1);
+        const w = begin();
+        w.text = '((…))';
+        for (const script of substitutionsIn(s.slice(i + 2, close - 1))) w.inner.push({ script, piped: false });
+        i = close + 1;
+        end();
+      } else if (two === '&&' || two === '||' || two === ';;' || two === '|&' || two === ';&') {
         tokens.push({ op: two });
         i += 2;
       } else if (c === '&' && s[i + 1] === '>') {

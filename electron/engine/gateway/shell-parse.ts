@@ -18,13 +18,15 @@ export interface SimpleCommand {
   stdin: StdinSource;
 }
 
-const RESERVED = new Set(['if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until', 'esac', '{', '}', '!', ']]', 'time', 'coproc', 'function', 'select', 'for', 'in']);
+const RESERVED = new Set(['((…))', 'if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until', 'esac', '{', '}', '!', ']]', 'time', 'coproc', 'function', 'select', 'for', 'in']);
 export const REDIRECT = /^(\d*|&|\{[A-Za-z_][A-Za-z0-9_]*\})(>>?|<<?-?|<<<|<>|>&|<&|>\||&>>?)-?$/;
 const STDIN_REDIRECT = /^0?(<|<<-?|<<<|<>|<&)-?$/;
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
 /** Names whose assignment binds a command name at run time (bash's alias and command hash tables, exported functions). */
 const BINDS = /^(BASH_ALIASES|BASH_CMDS|BASH_FUNC_[^=]*|aliases|galiases|functions|commands)(\[|\+?=)/;
 export const MAX_DEPTH = 8;
+/** Reading is synchronous: a longer script is not read (it would hold the event loop), and is dynamic. */
+export const MAX_SCRIPT_CHARS = 128 * 1024;
 /** Variables a shell runs as code (PROMPT_COMMAND), expands as prompts (PS0–PS4), or sources as a file (BASH_ENV, ENV). */
 const CODE_VARIABLE = /^(PROMPT_COMMAND|PS[0-4]|BASH_ENV|ENV)(\[[^\]]*\])?\+?=/;
 const STDIN_FILE = /^(-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/(self|thread-self|\d+)\/fd\/0)$/;
@@ -50,6 +52,7 @@ interface Pending {
 /** Every simple command a script would run (including those inside substitutions), in order. */
 export function parseScript(script: string, depth = 0): SimpleCommand[] {
   if (depth > MAX_DEPTH) return [{ argv: ['<script nested too deep>'], unknown: [true], dynamic: 'the script is nested too deep to read', stdin: 'unknown' }];
+  if (script.length > MAX_SCRIPT_CHARS) return [{ argv: ['<script too long>'], unknown: [true], dynamic: `the script is longer than ${MAX_SCRIPT_CHARS} characters, more than policy reads`, stdin: 'unknown' }];
   const out: SimpleCommand[] = [];
   let plumbing = false; // a pipe or a stdin redirection somewhere: inherited stdin is no longer the script's
   let cur: Pending = { words: [], piped: false, coproc: false };

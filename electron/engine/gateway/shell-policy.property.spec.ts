@@ -115,6 +115,8 @@ const FORMS: Form[] = [
   (s) => `coproc X { ${s}; }; wait`,
   (s) => `coproc X (${s}); wait`,
   (s) => `echo ${q(s)} | { sh; }`,
+  (s) => `source /dev/fd/3 3<<< ${q(s)}`,
+  (s) => `compgen -C ${q(s)} x`,
 ];
 const form = fc.integer({ min: 0, max: FORMS.length - 1 });
 

@@ -4,6 +4,19 @@
 // policy both rely on these ends: an end found too early leaves text outside a substitution that the
 // shell reads inside it.
 
+let steps = Infinity;
+
+/** Scanning is synchronous, on the event loop: one decision may take at most `budget` steps, then it throws. */
+export function withScanBudget<T>(budget: number, read: () => T): T {
+  const saved = steps;
+  steps = budget;
+  try {
+    return read();
+  } finally {
+    steps = saved;
+  }
+}
+
 /** The index of the paren closing one opened just before `from`. Quotes, nested substitutions,
  *  backticks, $'…', comments, here-doc bodies and `case` patterns are stepped over, as the shell does. */
 export function closeParen(s: string, from: number, open = '(', close = ')'): number {
@@ -12,6 +25,7 @@ export function closeParen(s: string, from: number, open = '(', close = ')'): nu
   const heredocs: { delim: string; strip: boolean }[] = [];
   const code = open === '(';
   for (let i = from; i < s.length; i++) {
+    if (--steps < 0) throw new RangeError('the command is too complex to read');
     const c = s[i]!;
     const atWord = i === from || /[\s;&|(]/.test(s[i - 1]!);
     if (code && atWord && /^case\s/.test(s.slice(i, i + 5))) cases++;
