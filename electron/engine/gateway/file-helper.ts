@@ -38,6 +38,9 @@ def opendir(parent, i, create=False):
         if e.errno == errno.ENOTDIR: fail("E_BAD_INPUT", where(i) + " is not a directory")
         if e.errno == errno.EACCES: fail("E_POLICY_DENIED", where(i) + ": permission denied")
         fail("E_BAD_INPUT", where(i) + ": " + e.strerror)
+# A write takes all of its stdin before any check can refuse it: a helper that exits while Warden
+# is still sending would have the exec's stream cut under its own answer (seen under load).
+data = base64.b64decode(sys.stdin.buffer.read()) if op == "write" else None
 try: root = os.open("/workspace", DIRF)
 except OSError as e: fail("E_NOT_FOUND", "/workspace is missing or is not a plain directory in this sandbox")
 d = root
@@ -79,7 +82,6 @@ if op == "read":
         w.write(b)
     w.flush(); sys.exit(0)
 if op == "write":
-    data = base64.b64decode(sys.stdin.buffer.read())
     st = kind(d, name)
     mode = 0o644
     if st is not None: check(st); mode = stat.S_IMODE(st.st_mode)

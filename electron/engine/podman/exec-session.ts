@@ -164,7 +164,12 @@ export async function runExec(conn: PodmanConnection, containerId: string, req: 
     });
     stream.once('end', resolve);
     stream.once('close', resolve);
-    stream.once('error', (err) => reject(err));
+    stream.once('error', (err: NodeJS.ErrnoException) => {
+      // A command that exits without reading all its stdin closes the stream under our write: that
+      // is its business (its exit code says how it ended), not a broken engine connection.
+      if (hasStdin && (err.code === 'EPIPE' || err.code === 'ECONNRESET')) resolve();
+      else reject(err);
+    });
   });
   if (req.timeoutMs) {
     timer = setTimeout(() => {
