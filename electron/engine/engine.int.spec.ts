@@ -1,8 +1,7 @@
 // The engine behind every door: each action is recorded in the ledger; TTLs expire sandboxes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestEngine, type TestEngine } from '../test-support/podman-fixture.js';
-import { WardenEngine } from './engine.js';
-import { openAuditLedger } from './open-ledger.js';
+import { closeTestWarden, openTestWarden, type TestEngine, type TestWarden } from '../test-support/podman-fixture.js';
+import type { WardenEngine } from './engine.js';
 import type { Ledger } from './ledger/index.js';
 import { TEST_LABEL_KEY } from '../test-support/test-label.js';
 import { parseRequest } from '../../shared/contracts/validate.js';
@@ -13,18 +12,12 @@ import { spawnSync } from 'node:child_process';
 let t: TestEngine;
 let ledger: Ledger;
 let engine: WardenEngine;
+let warden: TestWarden | undefined;
 beforeAll(async () => {
-  t = await openTestEngine();
-  ledger = openAuditLedger(t.home);
-  engine = new WardenEngine(t.engine, ledger, { actor: 'tester' });
+  warden = await openTestWarden();
+  ({ t, ledger, engine } = warden);
 });
-afterAll(async () => {
-  // The ledger signs a checkpoint as it closes: close it before its home is removed (cleanup
-  // needs the Podman engine, which the Warden engine's close would close too).
-  ledger?.close();
-  await t?.cleanup();
-  engine?.close();
-});
+afterAll(() => closeTestWarden(warden));
 
 const spec = (extra: Record<string, unknown> = {}) => parseRequest('sandbox.create', { labels: { [TEST_LABEL_KEY]: t.runId }, ...extra });
 

@@ -9,6 +9,9 @@ import { SandboxSpecSchema, type SandboxInfo, type SandboxSpecInput } from '../.
 import { TEST_LABEL_KEY } from './test-label.js';
 import { afterAll, beforeAll } from 'vitest';
 import { collectExec } from '../engine/podman/exec-session.js';
+import { WardenEngine } from '../engine/engine.js';
+import { openAuditLedger } from '../engine/open-ledger.js';
+import type { Ledger } from '../engine/ledger/index.js';
 
 export interface TestEngine {
   engine: PodmanEngine;
@@ -70,4 +73,28 @@ export async function openTestEngine(): Promise<TestEngine> {
       rmSync(home, { recursive: true, force: true });
     },
   };
+}
+
+/** The whole engine over a test engine: its ledger in the spec's home, acting as `tester`. */
+export interface TestWarden {
+  t: TestEngine;
+  ledger: Ledger;
+  engine: WardenEngine;
+}
+
+export async function openTestWarden(): Promise<TestWarden> {
+  const t = await openTestEngine();
+  const ledger = openAuditLedger(t.home);
+  return { t, ledger, engine: new WardenEngine(t.engine, ledger, { actor: 'tester' }) };
+}
+
+/**
+ * Background attestations land first; the ledger closes (it signs a checkpoint) before its home
+ * is removed; the Warden engine closes last, since cleanup needs the Podman engine it would close.
+ */
+export async function closeTestWarden(w: TestWarden | undefined): Promise<void> {
+  await w?.engine.attestations.idle();
+  w?.ledger.close();
+  await w?.t.cleanup();
+  w?.engine.close();
 }

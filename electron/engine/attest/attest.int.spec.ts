@@ -6,30 +6,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openTestEngine, type TestEngine } from '../../test-support/podman-fixture.js';
+import { closeTestWarden, openTestWarden, type TestEngine, type TestWarden } from '../../test-support/podman-fixture.js';
 import { TEST_LABEL_KEY } from '../../test-support/test-label.js';
 import { createTampered } from '../../test-support/tampered-sandbox.js';
 import { parseRequest } from '../../../shared/contracts/validate.js';
 import type { Attestation } from '../../../shared/types/attestation.js';
-import { WardenEngine } from '../engine.js';
-import { openAuditLedger } from '../open-ledger.js';
+import type { WardenEngine } from '../engine.js';
 import type { Ledger } from '../ledger/index.js';
 
 const MiB = 1024 * 1024;
 let t: TestEngine;
 let ledger: Ledger;
 let engine: WardenEngine;
+let warden: TestWarden | undefined;
 beforeAll(async () => {
-  t = await openTestEngine();
-  ledger = openAuditLedger(t.home);
-  engine = new WardenEngine(t.engine, ledger, { actor: 'tester' });
+  warden = await openTestWarden();
+  ({ t, ledger, engine } = warden);
 });
-afterAll(async () => {
-  await engine?.attestations.idle();
-  ledger?.close();
-  await t?.cleanup();
-  engine?.close();
-});
+afterAll(() => closeTestWarden(warden));
 
 const spec = (extra: Record<string, unknown> = {}) => parseRequest('sandbox.create', { labels: { [TEST_LABEL_KEY]: t.runId }, ...extra });
 const check = (a: Attestation, id: string) => a.checks.find((c) => c.id === id)!;
