@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
 import react from '@vitejs/plugin-react';
 import type { Plugin } from 'vite';
-import { RENDERER_CSP } from './electron/server/web-shell/csp.js';
+import { RENDERER_CSP } from './electron/ui-door/csp.js';
 
 const root = import.meta.dirname;
 
@@ -17,7 +17,9 @@ function cspMeta(): Plugin {
   return {
     name: 'warden-csp-meta',
     apply: 'build',
-    transformIndexHtml: () => [{ tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: policy }, injectTo: 'head-prepend' }],
+    transformIndexHtml: () => [
+      { tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: policy }, injectTo: 'head-prepend' },
+    ],
   };
 }
 

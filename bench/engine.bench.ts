@@ -11,8 +11,7 @@ import { SandboxSpecSchema } from '../shared/types/sandbox.js';
 import { hostLimits } from '../electron/engine/podman/host-limits.js';
 import { sandboxRlimits } from '../electron/engine/podman/container-spec.js';
 import { machineLine, summarize, writeResultsSection } from './results-file.js';
-import { WardenEngine } from '../electron/engine/engine.js';
-import { openAuditLedger } from '../electron/engine/open-ledger.js';
+import { openWarden } from '../electron/engine/open-warden.js';
 import { installSeccompProfile } from '../electron/engine/podman/wall.js';
 
 const READY_RUNS = Number(process.env.BENCH_READY_RUNS ?? 20);
@@ -63,11 +62,16 @@ function recordDials(conns: PodmanConnection[]): { take: () => DialRecord[]; res
   let records: DialRecord[] = [];
   const restores: Array<() => void> = [];
   for (const conn of new Set(conns)) {
-    const modem = conn.docker.modem as unknown as { dial: (opts: { method: string; path: string }, cb: (err: unknown, data: unknown) => void) => unknown };
+    const modem = conn.docker.modem as unknown as {
+      dial: (opts: { method: string; path: string }, cb: (err: unknown, data: unknown) => void) => unknown;
+    };
     const dial = modem.dial;
     modem.dial = function (opts, cb) {
       const sentAt = performance.now();
-      const path = String(opts.path).replace(/\/v[\d.]+\/libpod/, '').replace(/[0-9a-f]{64}/g, '{id}').replace(/\?.*$/, '');
+      const path = String(opts.path)
+        .replace(/\/v[\d.]+\/libpod/, '')
+        .replace(/[0-9a-f]{64}/g, '{id}')
+        .replace(/\?.*$/, '');
       const label = `${opts.method} ${path}`;
       return dial.call(this, opts, (err, data) => {
         records.push({ label, sentAt, answeredAt: performance.now() });
@@ -87,7 +91,7 @@ function recordDials(conns: PodmanConnection[]): { take: () => DialRecord[]; res
 }
 
 const READY_STEPS: Array<{ label: string; what: string }> = [
-  { label: 'POST /containers/create', what: 'create (libpod; the runtime\'s own service when it is not the main one)' },
+  { label: 'POST /containers/create', what: "create (libpod; the runtime's own service when it is not the main one)" },
   { label: 'POST /containers/{id}/start', what: 'start (runc create + start, conmon)' },
   { label: 'GET /containers/{id}/json', what: 'inspect: runtime used read back and checked' },
   { label: 'POST /containers/{id}/exec', what: 'exec create' },
@@ -113,8 +117,8 @@ async function main(): Promise<void> {
   // 1. Sandbox ready: create + start + first `true` finished. Interleaved with the same through the
   // whole engine (its ledger entry and its automatic attestation, which runs beside the first exec),
   // with plain `podman run`, and with `podman run` behind the same wall (user namespace, seccomp).
-  const ledger = openAuditLedger(home);
-  const warden = new WardenEngine(engine, ledger, { actor: 'bench' });
+  const whole = await openWarden(home, { podman: engine, actor: 'bench', gateway: false });
+  const warden = whole.engine;
   const walled = ['--userns=auto', '--security-opt', `seccomp=${installSeccompProfile(home)}`];
   const ours: number[] = [];
   const attested: number[] = [];
@@ -137,8 +141,10 @@ async function main(): Promise<void> {
     process.stdout.write('.');
   }
   const ready = { ours: summarize(ours), base: summarize(base), attested: summarize(attested), walled: summarize(baseWalled) };
-  ledger.close(); // (the WardenEngine shares this Podman engine, which the later steps still use)
-  console.log(`\nready: ours p50 ${fmt(ready.ours.p50)} ms, with attestation ${fmt(ready.attested.p50)} ms, podman run p50 ${fmt(ready.base.p50)} ms, walled ${fmt(ready.walled.p50)} ms`);
+  whole.close(); // the ledger; the Podman engine is ours, and the later steps still use it
+  console.log(
+    `\nready: ours p50 ${fmt(ready.ours.p50)} ms, with attestation ${fmt(ready.attested.p50)} ms, podman run p50 ${fmt(ready.base.p50)} ms, walled ${fmt(ready.walled.p50)} ms`,
+  );
 
   // 1b. Where the ready time goes, call by call: a separate pass, so the timed runs above are untouched.
   const recorder = recordDials([engine.connection, await engine.router.connectionFor(runtime)]);

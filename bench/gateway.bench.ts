@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PodmanEngine } from '../electron/engine/podman/podman-engine.js';
 import { WardenEngine } from '../electron/engine/engine.js';
-import { openAuditLedger } from '../electron/engine/open-ledger.js';
+import { openAuditLedger } from '../electron/engine/open-warden.js';
 import { startServer } from '../electron/server/index.js';
-import { WardenClient } from '../electron/server/client.js';
+import { AgentClient } from '../electron/server/client.js';
 import { parsePolicy, defaultPolicyPath } from '../electron/engine/gateway/policy-load.js';
 import { readFileSync } from 'node:fs';
 import { machineLine, summarize, writeResultsSection } from './results-file.js';
@@ -26,12 +26,12 @@ policy.agents.callsPerMinute = 1_000_000; // the bench measures overhead, not th
 
 const podman = await PodmanEngine.open({ home });
 const ledger = openAuditLedger(home);
-const server = await startServer({ home, policy, podman, audit: ledger, watch: false, announce: false });
+const server = await startServer({ home, policy, podman, ledger, watch: false, announce: false });
 const fmt = (n: number) => n.toFixed(2);
 try {
   // --- 1. overhead ---
-  const alice = new WardenClient(server.url, server.tokens.create('bench').token, 'overhead');
-  const box = await alice.createSandbox({ name: `bench-gw-${process.pid}` });
+  const alice = new AgentClient(server.url, server.tokens.create('bench').token, 'overhead');
+  const box = await alice.request('sandbox.create', { body: { name: `bench-gw-${process.pid}` } });
   const direct = new WardenEngine(podman, ledger, { actor: 'user' });
   for (let i = 0; i < 10; i++) {
     await direct.execStream(box.id, { cmd: ['true'] });
@@ -57,14 +57,14 @@ try {
   }
   const b = summarize(base);
   const h = summarize(http);
-  await alice.destroySandbox(box.id);
+  await alice.request('sandbox.destroy', { params: { id: box.id } });
 
   // --- 2. load ---
   const seqBefore = ledger.head().size;
   const agents = await Promise.all(
     Array.from({ length: AGENTS }, async (_, i) => {
-      const c = new WardenClient(server.url, server.tokens.create(`agent-${i}`).token, `load-${i}`);
-      const sb = await c.createSandbox({ name: `bench-gw-${process.pid}-${i}` });
+      const c = new AgentClient(server.url, server.tokens.create(`agent-${i}`).token, `load-${i}`);
+      const sb = await c.request('sandbox.create', { body: { name: `bench-gw-${process.pid}-${i}` } });
       return { c, sb };
     }),
   );
@@ -77,8 +77,13 @@ try {
         const t = performance.now();
         try {
           const kind = k % 4;
-          if (kind === 0) await c.writeFile(sb.id, `f${k}.txt`, `agent ${i} call ${k}\n`);
-          else if (kind === 1) await c.readFile(sb.id, `f${k - 1}.txt`);
+          if (kind === 0)
+            await c.request('files.write', {
+              params: { id: sb.id },
+              query: { path: `f${k}.txt` },
+              body: Buffer.from(`agent ${i} call ${k}\n`),
+            });
+          else if (kind === 1) await c.request('files.read', { params: { id: sb.id }, query: { path: `f${k - 1}.txt` } });
           else await c.exec(sb.id, { cmd: ['echo', String(k)] });
         } catch {
           failed++;
@@ -91,14 +96,19 @@ try {
   const l = summarize(latencies);
   const total = AGENTS * CALLS;
   // every call's decision is in the ledger, under its agent, with its run and call ids
-  const decided = ledger.entries({ fromSeq: seqBefore + 1, limit: 100_000 }).filter((e) => e.kind === 'policy.allowed' || e.kind === 'policy.denied');
-  const runCalls = server.gateway.runs.list().filter((r) => r.key?.startsWith('load-')).reduce((n, r) => n + r.calls - 1, 0);
+  const decided = ledger
+    .entries({ fromSeq: seqBefore + 1, limit: 100_000 })
+    .filter((e) => e.kind === 'policy.allowed' || e.kind === 'policy.denied');
+  const runCalls = server.gateway.runs
+    .list()
+    .filter((r) => r.key?.startsWith('load-'))
+    .reduce((n, r) => n + r.calls - 1, 0);
   const callSeqsMissing = server.gateway.runs
     .list()
     .filter((r) => r.key?.startsWith('load-'))
     .flatMap((r) => server.gateway.runs.detail(r.id).toolCalls)
     .filter((c) => c.ledgerSeqs.length === 0).length;
-  await Promise.all(agents.map(({ c, sb }) => c.destroySandbox(sb.id)));
+  await Promise.all(agents.map(({ c, sb }) => c.request('sandbox.destroy', { params: { id: sb.id } })));
   const verify = ledger.verify();
 
   const md = `## Gateway

@@ -3,7 +3,8 @@ import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const RESULTS = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
-const HEADER = '# Benchmark results\n\nWritten by `npm run bench` (each section by its own script). Machine noise is large here: read the ratios against the baseline measured in the same run, not the absolute times.\n';
+const HEADER =
+  '# Benchmark results\n\nWritten by `npm run bench` (each section by its own script). Machine noise is large here: read the ratios against the baseline measured in the same run, not the absolute times.\n';
 
 export function writeResultsSection(name: string, markdown: string): void {
   const start = `<!-- bench:${name}:start -->`;

@@ -66,8 +66,13 @@ async function measure(engine: PodmanEngine, runtime: RuntimeName): Promise<Figu
     execBase.push(timeCli(['exec', sb.name, 'true']));
   }
   await engine.sandboxes.destroy(sb.id);
-  const figures = { ready: { ours: summarize(ours), base: summarize(base) }, exec: { ours: summarize(execOurs), base: summarize(execBase) } };
-  console.log(`\n${runtime}: ready p50 ${fmt(figures.ready.ours.p50)} ms (podman run ${fmt(figures.ready.base.p50)}), exec p50 ${fmt(figures.exec.ours.p50)} ms (podman exec ${fmt(figures.exec.base.p50)})`);
+  const figures = {
+    ready: { ours: summarize(ours), base: summarize(base) },
+    exec: { ours: summarize(execOurs), base: summarize(execBase) },
+  };
+  console.log(
+    `\n${runtime}: ready p50 ${fmt(figures.ready.ours.p50)} ms (podman run ${fmt(figures.ready.base.p50)}), exec p50 ${fmt(figures.exec.ours.p50)} ms (podman exec ${fmt(figures.exec.base.p50)})`,
+  );
   return figures;
 }
 

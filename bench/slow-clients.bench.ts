@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { PodmanEngine } from '../electron/engine/podman/podman-engine.js';
-import { openAuditLedger } from '../electron/engine/open-ledger.js';
+import { openAuditLedger } from '../electron/engine/open-warden.js';
 import { startServer } from '../electron/server/index.js';
-import { WardenClient } from '../electron/server/client.js';
+import { AgentClient } from '../electron/server/client.js';
 import { parsePolicy, defaultPolicyPath } from '../electron/engine/gateway/policy-load.js';
 import { STREAM_MAX_QUEUED } from '../electron/server/stream-meter.js';
 import { machineLine, writeResultsSection } from './results-file.js';
@@ -24,7 +24,7 @@ const policy = parsePolicy(readFileSync(defaultPolicyPath()!, 'utf8'), 'default'
 policy.create.maxSandboxes = SANDBOXES;
 const podman = await PodmanEngine.open({ home });
 const ledger = openAuditLedger(home);
-const server = await startServer({ home, policy, podman, audit: ledger, watch: false, announce: false });
+const server = await startServer({ home, policy, podman, ledger, watch: false, announce: false });
 const mem = () => {
   const m = process.memoryUsage();
   return { rss: m.rss / MiB, heap: m.heapUsed / MiB, external: (m.external + m.arrayBuffers) / MiB };
@@ -32,20 +32,25 @@ const mem = () => {
 const sockets: Socket[] = [];
 try {
   const token = server.tokens.create('slow').token;
-  const agent = new WardenClient(server.url, token);
-  const boxes = await Promise.all(Array.from({ length: SANDBOXES }, (_, i) => agent.createSandbox({ name: `bench-slow-${process.pid}-${i}` })));
+  const agent = new AgentClient(server.url, token);
+  const boxes = await Promise.all(
+    Array.from({ length: SANDBOXES }, (_, i) => agent.request('sandbox.create', { body: { name: `bench-slow-${process.pid}-${i}` } })),
+  );
   (globalThis as { gc?: () => void }).gc?.();
   const before = mem();
   const finished = new Promise<Array<{ cancelled?: string; stdoutBytes: number }>>((resolve) => {
     const seen: Array<{ cancelled?: string; stdoutBytes: number }> = [];
     ledger.subscribe((e) => {
-      if (e.kind === 'exec.finished' && (seen.push(e.payload as { cancelled?: string; stdoutBytes: number }), seen.length === CLIENTS)) resolve(seen);
+      if (e.kind === 'exec.finished' && (seen.push(e.payload as { cancelled?: string; stdoutBytes: number }), seen.length === CLIENTS))
+        resolve(seen);
     });
   });
   for (let i = 0; i < CLIENTS; i++) {
     const body = JSON.stringify({ cmd: 'head -c 256M /dev/zero' });
     const socket = connect(server.port, '127.0.0.1');
-    socket.write(`POST /v1/sandboxes/${boxes[i % SANDBOXES]!.id}/exec HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer ${token}\r\nX-Warden-Run: slow-${i}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    socket.write(
+      `POST /v1/sandboxes/${boxes[i % SANDBOXES]!.id}/exec HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer ${token}\r\nX-Warden-Run: slow-${i}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
     socket.once('data', () => socket.pause()); // reads the first bytes, then never again
     sockets.push(socket);
   }
@@ -55,13 +60,17 @@ try {
     await new Promise((r) => setTimeout(r, 250));
     samples.push(mem());
   }
-  const during = { rss: Math.max(...samples.map((s) => s.rss)), heap: Math.max(...samples.map((s) => s.heap)), external: Math.max(...samples.map((s) => s.external)) };
+  const during = {
+    rss: Math.max(...samples.map((s) => s.rss)),
+    heap: Math.max(...samples.map((s) => s.heap)),
+    external: Math.max(...samples.map((s) => s.external)),
+  };
   for (const s of sockets) s.destroy();
   const ended = await finished;
   const after = mem();
   const gone = ended.filter((e) => e.cancelled === 'clientGone').length;
   const produced = ended.reduce((n, e) => n + e.stdoutBytes, 0) / CLIENTS / MiB;
-  await Promise.all(boxes.map((b) => agent.destroySandbox(b.id)));
+  await Promise.all(boxes.map((b) => agent.request('sandbox.destroy', { params: { id: b.id } })));
   const f = (n: number) => n.toFixed(1);
   const md = `## Slow clients (issue 12): serve's memory under agents that never read
 

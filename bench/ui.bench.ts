@@ -7,7 +7,18 @@ import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { machineLine, summarize, writeResultsSection } from './results-file.js';
 import { buildApp, podman, startStack, sweepRun, type Stack } from './ui/stack.js';
-import { EngineShell, base64Bytes, openDetail, pageKeystrokes, pageThroughput, podmanExecMs, podmanExecTtyMs, producer, wsRoundTrips, type PageThroughput } from './ui/terminal.js';
+import {
+  EngineShell,
+  base64Bytes,
+  openDetail,
+  pageKeystrokes,
+  pageThroughput,
+  podmanExecMs,
+  podmanExecTtyMs,
+  producer,
+  wsRoundTrips,
+  type PageThroughput,
+} from './ui/terminal.js';
 import { FRAME_MS, measureFleet, openList, type FleetFigures } from './ui/fleet.js';
 import { probeOf } from './ui/page-probe.js';
 import { CHROMIUM_PATH } from '../e2e/fixtures/chromium.js';
@@ -56,14 +67,26 @@ async function terminalFigures(stack: Stack): Promise<TerminalFigures> {
     await podmanExecMs(sb.name, 4);
     await podmanExecTtyMs(sb.name, 4);
 
-    const figures: TerminalFigures = { page: [], pageCpu: [], engineMs: [], podmanMs: [], podmanTtyMs: [], keys: { total: [], toSend: [], serverTrip: [], render: [] }, engineEcho: [], ws: [], closes: [] };
+    const figures: TerminalFigures = {
+      page: [],
+      pageCpu: [],
+      engineMs: [],
+      podmanMs: [],
+      podmanTtyMs: [],
+      keys: { total: [], toSend: [], serverTrip: [], render: [] },
+      engineEcho: [],
+      ws: [],
+      closes: [],
+    };
     for (let run = 1; run <= RUNS; run++) {
       const cpu = cpuMeter(stack.servePid, stack.service.socketPath);
       const p = await pageThroughput(page, MIB, run, PAGE_TIMEOUT_MS);
       figures.page.push(p);
       figures.pageCpu.push(cpu());
       if (!p || p.closedCode !== undefined) {
-        console.log(`throughput run ${run}: page LOST (${p ? `socket closed ${p.closedCode} after ${fmt(p.ms / 1000)} s, ${fmt(p.wsChars / 1048576)} MiB received` : 'no end marker'})`);
+        console.log(
+          `throughput run ${run}: page LOST (${p ? `socket closed ${p.closedCode} after ${fmt(p.ms / 1000)} s, ${fmt(p.wsChars / 1048576)} MiB received` : 'no end marker'})`,
+        );
         // The control panel reconnects by itself; the terminal is a new shell.
         await openDetail(page, sb.name);
       } else console.log(`throughput run ${run}: page ${fmt(mbps(p.ms))} MB/s (render tail ${fmt(p.renderTailMs, 0)} ms)`);
@@ -71,7 +94,9 @@ async function terminalFigures(stack: Stack): Promise<TerminalFigures> {
       figures.podmanMs.push(await podmanExecMs(sb.name, MIB));
       figures.podmanTtyMs.push(await podmanExecTtyMs(sb.name, MIB));
       const last = (xs: number[]) => fmt(mbps(xs.at(-1)!));
-      console.log(`  engine TTY ${last(figures.engineMs)}, podman exec ${last(figures.podmanMs)}, podman exec -t ${last(figures.podmanTtyMs)} MB/s`);
+      console.log(
+        `  engine TTY ${last(figures.engineMs)}, podman exec ${last(figures.podmanMs)}, podman exec -t ${last(figures.podmanTtyMs)} MB/s`,
+      );
     }
 
     for (const k of await pageKeystrokes(page, KEYS)) {
@@ -124,7 +149,9 @@ async function fleetFigures(stack: Stack): Promise<FleetFigures & { createSecond
   await openList(stack.page, prefix, FLEET);
   await new Promise((r) => setTimeout(r, 5_000));
   const figures = await measureFleet(stack.page, stack.servePid, stack.service.socketPath, SECONDS);
-  console.log(`fleet: rAF p95 ${fmt(figures.raf.p95)} ms, work/frame p95 ${fmt(figures.work.p95)} ms, serve CPU ${fmt(figures.cpu.serve)} %`);
+  console.log(
+    `fleet: rAF p95 ${fmt(figures.raf.p95)} ms, work/frame p95 ${fmt(figures.work.p95)} ms, serve CPU ${fmt(figures.cpu.serve)} %`,
+  );
   return { ...figures, createSeconds, retries };
 }
 
@@ -138,7 +165,11 @@ function terminalSection(t: TerminalFigures): string {
   const pageMbps = median(pageOk.map((p) => mbps(p.ms)));
   const lost = t.page.length > pageOk.length;
   const runText = (p: PageThroughput | null) =>
-    p && ended(p) ? fmt(mbps(p.ms)) : p ? `**cut off**: socket closed ${p.closedCode} after ${fmt(p.ms / 1000)} s, ${fmt(p.wsChars / 1048576)} MiB received` : '**no end marker**';
+    p && ended(p)
+      ? fmt(mbps(p.ms))
+      : p
+        ? `**cut off**: socket closed ${p.closedCode} after ${fmt(p.ms / 1000)} s, ${fmt(p.wsChars / 1048576)} MiB received`
+        : '**no end marker**';
   const keys = summarize(t.keys.total);
   const part = (xs: number[]) => `${fmt(summarize(xs).p50)} / ${fmt(summarize(xs).p95)}`;
   return `### Terminal
@@ -202,7 +233,9 @@ async function main(): Promise<void> {
     }
   }
   if (!fleet) {
-    console.log(`\n${terminalSection(terminal)}\n\n(BENCH_UI_ONLY=terminal: RESULTS.md not written; load average ${loadBefore} → ${load()})`);
+    console.log(
+      `\n${terminalSection(terminal)}\n\n(BENCH_UI_ONLY=terminal: RESULTS.md not written; load average ${loadBefore} → ${load()})`,
+    );
     return;
   }
   const version = podman(['version', '--format', '{{.Client.Version}}']).trim();

@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url';
 
 const benchDir = fileURLToPath(new URL('../bench/', import.meta.url));
 const wanted = process.argv.slice(2);
-const all = readdirSync(benchDir).filter((f) => f.endsWith('.bench.ts')).sort();
+const all = readdirSync(benchDir)
+  .filter((f) => f.endsWith('.bench.ts'))
+  .sort();
 const chosen = wanted.length ? all.filter((f) => wanted.includes(f.replace('.bench.ts', ''))) : all;
 if (chosen.length === 0) {
   console.error(`bench: nothing to run (have: ${all.map((f) => f.replace('.bench.ts', '')).join(', ')})`);

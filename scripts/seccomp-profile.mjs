@@ -17,19 +17,51 @@ const ENOSYS = 38;
 /** Never needed by an agent's work; each is a door out of a namespace or into the kernel. */
 export const REFUSED = [
   // new namespaces and joining others
-  'unshare', 'setns',
+  'unshare',
+  'setns',
   // filesystems: mounting, the new mount API, root switching
-  'mount', 'umount', 'umount2', 'pivot_root', 'chroot',
-  'fsopen', 'fsconfig', 'fsmount', 'fspick', 'move_mount', 'open_tree', 'mount_setattr',
+  'mount',
+  'umount',
+  'umount2',
+  'pivot_root',
+  'chroot',
+  'fsopen',
+  'fsconfig',
+  'fsmount',
+  'fspick',
+  'move_mount',
+  'open_tree',
+  'mount_setattr',
   // reading or steering other processes
-  'ptrace', 'process_vm_readv', 'process_vm_writev', 'kcmp', 'pidfd_getfd',
+  'ptrace',
+  'process_vm_readv',
+  'process_vm_writev',
+  'kcmp',
+  'pidfd_getfd',
   // kernel keyring, BPF, perf, userfaultfd: common kernel-exploit entry points
-  'keyctl', 'add_key', 'request_key', 'bpf', 'perf_event_open', 'userfaultfd',
+  'keyctl',
+  'add_key',
+  'request_key',
+  'bpf',
+  'perf_event_open',
+  'userfaultfd',
   // modules, reboot, kexec, accounting, swap, quotas, raw I/O ports
-  'init_module', 'finit_module', 'delete_module', 'reboot', 'kexec_load', 'kexec_file_load',
-  'acct', 'swapon', 'swapoff', 'quotactl', 'quotactl_fd', 'iopl', 'ioperm',
+  'init_module',
+  'finit_module',
+  'delete_module',
+  'reboot',
+  'kexec_load',
+  'kexec_file_load',
+  'acct',
+  'swapon',
+  'swapoff',
+  'quotactl',
+  'quotactl_fd',
+  'iopl',
+  'ioperm',
   // file handles bypass path checks (the "shocker" escape)
-  'open_by_handle_at', 'name_to_handle_at',
+  'open_by_handle_at',
+  'name_to_handle_at',
 ];
 
 /** Answered "not implemented" so that libraries fall back (glibc's clone3 → clone, libuv's io_uring → epoll). */
@@ -71,5 +103,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const out = join(dirname(fileURLToPath(import.meta.url)), '..', 'resources', 'seccomp', 'warden.json');
   const profile = wardenProfile(JSON.parse(readFileSync(source, 'utf8')));
   writeFileSync(out, JSON.stringify(profile, null, 1) + '\n');
-  console.log(`wrote ${out} from ${source}: ${REFUSED.length} syscalls refused, ${NOT_IMPLEMENTED.length} answered ENOSYS, clone without namespace flags`);
+  console.log(
+    `wrote ${out} from ${source}: ${REFUSED.length} syscalls refused, ${NOT_IMPLEMENTED.length} answered ENOSYS, clone without namespace flags`,
+  );
 }

@@ -35,8 +35,9 @@ start=$SECONDS
 # --- apt ---------------------------------------------------------------------
 # netavark/aardvark-dns/iptables: podman's default bridge network on bookworm;
 # apt would otherwise be free to satisfy container-network-stack differently.
+# gcc/libc6-dev: the static sandbox runner (resources/runner) is built from source by npm's prepare.
 packages=(podman runc crun catatonit uidmap mmdebstrap fuse-overlayfs slirp4netns
-  netavark aardvark-dns iptables sqlite3)
+  netavark aardvark-dns iptables sqlite3 gcc libc6-dev)
 ((browser)) && packages+=(chromium fonts-liberation)
 
 missing=()

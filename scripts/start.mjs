@@ -47,7 +47,8 @@ if (electron) {
   // Node build is put back when the app exits.
   const rebuild = (args) => spawnSync('npx', ['--no-install', ...args], { cwd: root, stdio: 'inherit' }).status === 0;
   const rebuilt = rebuild(['electron-rebuild', '-f', '-o', 'better-sqlite3']) || rebuild(['electron-builder', 'install-app-deps']);
-  if (!rebuilt) process.stderr.write('npm start: could not rebuild better-sqlite3 for Electron (install @electron/rebuild); the ledger may not open\n');
+  if (!rebuilt)
+    process.stderr.write('npm start: could not rebuild better-sqlite3 for Electron (install @electron/rebuild); the ledger may not open\n');
   const child = spawn(electron, [join(root, 'out/main/index.js')], { cwd: root, stdio: 'inherit' });
   child.on('exit', (code) => {
     if (rebuilt) spawnSync('npm', ['rebuild', 'better-sqlite3'], { cwd: root, stdio: 'inherit' });

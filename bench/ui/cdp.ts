@@ -10,7 +10,14 @@ import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../e2e/fixtures/chromium.js';
 
-type Message = { id?: number; method?: string; params?: Record<string, unknown>; result?: Record<string, unknown>; error?: { message: string }; sessionId?: string };
+type Message = {
+  id?: number;
+  method?: string;
+  params?: Record<string, unknown>;
+  result?: Record<string, unknown>;
+  error?: { message: string };
+  sessionId?: string;
+};
 
 export interface TraceEvent {
   ph: string;
@@ -132,7 +139,11 @@ export class BrowserPage {
 
   /** Runs fn(arg) in the page (outside its CSP, as DevTools does) and returns its JSON result. */
   async evaluate<A, R>(fn: (arg: A) => R | Promise<R>, arg: A): Promise<R> {
-    const r = (await this.send('Runtime.evaluate', { expression: `(${fn.toString()})(${JSON.stringify(arg)})`, awaitPromise: true, returnByValue: true }, true)) as {
+    const r = (await this.send(
+      'Runtime.evaluate',
+      { expression: `(${fn.toString()})(${JSON.stringify(arg)})`, awaitPromise: true, returnByValue: true },
+      true,
+    )) as {
       result: { value?: R };
       exceptionDetails?: { text: string; exception?: { description?: string } };
     };
@@ -159,7 +170,10 @@ export class BrowserPage {
   }
 
   attribute(selector: string, name: string): Promise<string | null> {
-    return this.evaluate(([sel, n]) => (globalThis as unknown as G).document.querySelector(sel)?.getAttribute(n) ?? null, [selector, name] as const);
+    return this.evaluate(([sel, n]) => (globalThis as unknown as G).document.querySelector(sel)?.getAttribute(n) ?? null, [
+      selector,
+      name,
+    ] as const);
   }
 
   async click(selector: string): Promise<void> {
@@ -179,7 +193,11 @@ export class BrowserPage {
   async press(name: keyof typeof KEYS): Promise<void> {
     const k = KEYS[name]!;
     const base = { key: k.key, code: k.code, windowsVirtualKeyCode: k.keyCode, modifiers: k.modifiers ?? 0 };
-    await this.send('Input.dispatchKeyEvent', { type: k.text ? 'keyDown' : 'rawKeyDown', ...base, ...(k.text ? { text: k.text, unmodifiedText: k.text } : {}) }, true);
+    await this.send(
+      'Input.dispatchKeyEvent',
+      { type: k.text ? 'keyDown' : 'rawKeyDown', ...base, ...(k.text ? { text: k.text, unmodifiedText: k.text } : {}) },
+      true,
+    );
     await this.send('Input.dispatchKeyEvent', { type: 'keyUp', ...base }, true);
   }
 

@@ -28,7 +28,11 @@ export async function openList(page: BrowserPage, prefix: string, count: number)
   const rows = `[data-testid="sandbox-row"][data-state="running"][data-name^="${prefix}"]`;
   await page.waitFor(`${count} running rows`, async () => (await page.texts(rows)).length >= count, 120_000);
   // Every sparkline has drawn its label once: stats flow for every row.
-  await page.waitFor(`stats in all ${count} rows`, async () => (await page.texts(`${rows} [data-testid="cpu-spark"]`)).filter((t) => /\d/.test(t)).length >= count, 60_000);
+  await page.waitFor(
+    `stats in all ${count} rows`,
+    async () => (await page.texts(`${rows} [data-testid="cpu-spark"]`)).filter((t) => /\d/.test(t)).length >= count,
+    60_000,
+  );
 }
 
 /** Main-thread ms per second spent in style, layout (and layouts per second), paint, and everything else. */
@@ -42,7 +46,9 @@ export interface Breakdown {
 
 /** Renderer main-thread task time per frame interval, from top-level RunTask events. */
 export function workPerFrame(events: TraceEvent[]): { perFrame: number[]; busyShare: number; breakdown: Breakdown } {
-  const mains = new Set(events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  const mains = new Set(
+    events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`),
+  );
   const byThread = new Map<string, { tasks: TraceEvent[]; busy: number }>();
   for (const e of events) {
     const key = `${e.pid}:${e.tid}`;
@@ -77,7 +83,9 @@ export function workPerFrame(events: TraceEvent[]): { perFrame: number[]; busySh
   // Style, layout and paint events never nest in each other: what is left of the tasks is script and the rest.
   const thread = `${tasks[0]!.pid}:${tasks[0]!.tid}`;
   const sum = (names: string[]) => {
-    const picked = events.filter((e) => e.ph === 'X' && e.dur && names.includes(e.name) && `${e.pid}:${e.tid}` === thread && e.ts >= start && e.ts <= end);
+    const picked = events.filter(
+      (e) => e.ph === 'X' && e.dur && names.includes(e.name) && `${e.pid}:${e.tid}` === thread && e.ts >= start && e.ts <= end,
+    );
     return { ms: picked.reduce((t, e) => t + e.dur!, 0) / 1000 / seconds, n: picked.length / seconds };
   };
   const style = sum(['UpdateLayoutTree']).ms;

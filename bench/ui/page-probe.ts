@@ -51,7 +51,10 @@ export interface Probe {
 type El = { textContent: string | null };
 type PageGlobals = {
   __bench: Probe;
-  WebSocket: new (url: string | URL, protocols?: string | string[]) => { send(data: string): void; addEventListener(type: string, fn: (e: { data: unknown; code?: number }) => void): void };
+  WebSocket: new (
+    url: string | URL,
+    protocols?: string | string[],
+  ) => { send(data: string): void; addEventListener(type: string, fn: (e: { data: unknown; code?: number }) => void): void };
   document: { querySelector(sel: string): El | null };
   addEventListener(type: string, fn: () => void, capture: boolean): void;
   MutationObserver: new (fn: () => void) => { observe(el: unknown, opts: object): void; disconnect(): void };
@@ -156,7 +159,10 @@ function probe(): void {
     armKey: (ch, timeoutMs) => {
       const before = count(ch);
       const armedAt = performance.now();
-      b.keyResult = whenRows(() => (count(ch) > before && keyAt > armedAt ? { keyAt, sentAt, dataAt, seenAt: performance.now() } : null), timeoutMs);
+      b.keyResult = whenRows(
+        () => (count(ch) > before && keyAt > armedAt ? { keyAt, sentAt, dataAt, seenAt: performance.now() } : null),
+        timeoutMs,
+      );
     },
     // An unknown method: the server answers E_BAD_INPUT at once, so this is the socket's own round trip.
     ping: (id) =>

@@ -77,7 +77,13 @@ export function cpuMeter(servePid: number, podmanSocket: string): () => CpuShare
   const podman = mine.filter((p) => commandLine(p).includes(podmanSocket) || /^podman .*system service/.test(commandLine(p)));
   const serve = [servePid, ...descendants(servePid)].filter((p) => !podman.includes(p));
   const chromium = mine.filter((p) => !serve.includes(p) && !podman.includes(p) && /chrom/i.test(commandLine(p)));
-  const read = () => ({ serve: cpuSeconds(serve), podman: cpuSeconds(podman), chromium: cpuSeconds(chromium), machine: machineTicks(), at: performance.now() });
+  const read = () => ({
+    serve: cpuSeconds(serve),
+    podman: cpuSeconds(podman),
+    chromium: cpuSeconds(chromium),
+    machine: machineTicks(),
+    at: performance.now(),
+  });
   const before = read();
   return () => {
     const after = read();

@@ -22,13 +22,21 @@ async function main(): Promise<void> {
     await stack.page.send('Profiler.setSamplingInterval', { interval: 500 }, true);
     await stack.page.send('Profiler.start', {}, true);
     const p = await pageThroughput(stack.page, mib, 1, 300_000);
-    const { profile } = (await stack.page.send('Profiler.stop', {}, true)) as { profile: { nodes: Node[]; samples: number[]; startTime: number; endTime: number } };
+    const { profile } = (await stack.page.send('Profiler.stop', {}, true)) as {
+      profile: { nodes: Node[]; samples: number[]; startTime: number; endTime: number };
+    };
     const mb = base64Bytes(mib) / 1048576;
     console.log(`throughput ${p ? (mb / (p.ms / 1000)).toFixed(1) : '–'} MB/s (${p?.ms.toFixed(0)} ms)`);
     const secs = (p?.ms ?? 1) / 1000;
     for (const pid of chromium) {
       const used = cpuSeconds([pid]) - before.get(pid)!;
-      if (used > 0.05) console.log(`  ${((100 * used) / secs).toFixed(0).padStart(3)} %  ${commandLine(pid).replace(/--[^ ]*=[^ ]{40,}/g, '').match(/--type=[a-z-]+|^\S+/g)?.join(' ')}`);
+      if (used > 0.05)
+        console.log(
+          `  ${((100 * used) / secs).toFixed(0).padStart(3)} %  ${commandLine(pid)
+            .replace(/--[^ ]*=[^ ]{40,}/g, '')
+            .match(/--type=[a-z-]+|^\S+/g)
+            ?.join(' ')}`,
+        );
     }
     const self = new Map<string, number>();
     const total = profile.samples.length;
@@ -41,7 +49,8 @@ async function main(): Promise<void> {
       self.set(key, (self.get(key) ?? 0) + c);
     }
     console.log(`samples ${total}; self time, % of the run:`);
-    for (const [k, c] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${((100 * c) / total).toFixed(1).padStart(5)}  ${k}`);
+    for (const [k, c] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25))
+      console.log(`  ${((100 * c) / total).toFixed(1).padStart(5)}  ${k}`);
   } finally {
     await stack.close();
   }

@@ -70,12 +70,19 @@ export async function startStack(runId: string): Promise<Stack> {
     // The one-time link, as a person would follow it; the page trades it for a session cookie.
     await page.goto(`${serve.url}/#login=${serve.firstLoginCode}`);
     const p = page;
-    await p.waitFor('the engine connected', async () => (await p.attribute('[data-testid="engine-status"]', 'data-status')) === 'connected');
+    await p.waitFor(
+      'the engine connected',
+      async () => (await p.attribute('[data-testid="engine-status"]', 'data-status')) === 'connected',
+    );
     const home = serve.home;
     const env = { ...process.env, WARDEN_HOME: home, CONTAINER_HOST: service.url, NO_COLOR: '1' };
-    const warden = async (args: string[]) => (await execFileAsync(process.execPath, ['bin/warden.mjs', ...args], { cwd: root, env, timeout: 120_000 })).stdout;
+    const warden = async (args: string[]) =>
+      (await execFileAsync(process.execPath, ['bin/warden.mjs', ...args], { cwd: root, env, timeout: 120_000 })).stdout;
     const createSandbox = async (name: string, extra: string[] = []) =>
-      JSON.parse(await warden(['sandbox', 'create', '--json', '--name', name, '--label', `${TEST_LABEL_KEY}=${runId}`, ...extra])) as { id: string; name: string };
+      JSON.parse(await warden(['sandbox', 'create', '--json', '--name', name, '--label', `${TEST_LABEL_KEY}=${runId}`, ...extra])) as {
+        id: string;
+        name: string;
+      };
     return { runId, service, serve, servePid, page, warden, createSandbox, sweep, close };
   } catch (err) {
     await close();
@@ -86,7 +93,9 @@ export async function startStack(runId: string): Promise<Stack> {
 /** Removes the sandboxes labelled with this run (also a crashed earlier one's, given its id). */
 export function sweepRun(runId: string): void {
   try {
-    const ids = podman(['ps', '-aq', '--filter', `label=${TEST_LABEL_KEY}=${runId}`]).split('\n').filter(Boolean);
+    const ids = podman(['ps', '-aq', '--filter', `label=${TEST_LABEL_KEY}=${runId}`])
+      .split('\n')
+      .filter(Boolean);
     if (ids.length) podman(['rm', '-f', '-t', '0', ...ids], 180_000);
   } catch (err) {
     console.error(`sweep of ${runId} failed: ${String(err)}`);

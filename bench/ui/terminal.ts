@@ -30,12 +30,18 @@ export async function openDetail(page: BrowserPage, name: string): Promise<void>
   for (let attempt = 1; ; attempt++) {
     await page.waitFor('the control panel connected', () => probe.linkOpen());
     await page.click('[data-testid="nav-sandboxes"]');
-    await page.waitFor(`the row of ${name}`, async () => (await page.texts(`[data-testid="sandbox-row"][data-name="${name}"]`)).length === 1);
+    await page.waitFor(
+      `the row of ${name}`,
+      async () => (await page.texts(`[data-testid="sandbox-row"][data-name="${name}"]`)).length === 1,
+    );
     await page.click(`[data-testid="sandbox-row"][data-name="${name}"] .name-text`);
     let status = '';
     const connected = await page
       .waitFor('the terminal', async () => (status = await page.text('[data-testid="terminal-status"]')) === 'connected', 20_000)
-      .then(() => true, () => false);
+      .then(
+        () => true,
+        () => false,
+      );
     if (connected) break;
     // A terminal opened while the socket was still coming back fails: go back and open another.
     if (attempt === 3) throw new Error(`the terminal of ${name} did not connect: "${status}"`);
@@ -83,7 +89,13 @@ export async function pageThroughput(page: BrowserPage, mib: number, run: number
     await page.press('Enter');
     const t = await done;
     if (!t) return null;
-    return { ms: t.seenAt - t.keyAt, wsChars: t.chars, renderTailMs: t.seenAt - t.dataAt, discarded, ...(t.closedCode !== undefined ? { closedCode: t.closedCode } : {}) };
+    return {
+      ms: t.seenAt - t.keyAt,
+      wsChars: t.chars,
+      renderTailMs: t.seenAt - t.dataAt,
+      discarded,
+      ...(t.closedCode !== undefined ? { closedCode: t.closedCode } : {}),
+    };
   } finally {
     off();
   }
@@ -93,7 +105,10 @@ export async function pageThroughput(page: BrowserPage, mib: number, run: number
 export function podmanExecMs(name: string, mib: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn('podman', ['exec', name, 'sh', '-c', producer(mib)], { env: localPodmanEnv(), stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn('podman', ['exec', name, 'sh', '-c', producer(mib)], {
+      env: localPodmanEnv(),
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     child.on('close', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`podman exec exited ${code}`))));
   });
 }
@@ -104,7 +119,9 @@ export function podmanExecTtyMs(name: string, mib: number): Promise<number> {
     const started = performance.now();
     const cmd = `podman exec -t ${name} sh -c '${producer(mib)}'`;
     const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: localPodmanEnv(), stdio: ['ignore', 'ignore', 'inherit'] });
-    child.on('close', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`script/podman exec -t exited ${code}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(performance.now() - started) : reject(new Error(`script/podman exec -t exited ${code}`)),
+    );
   });
 }
 

@@ -85,7 +85,8 @@ export class LedgerPage {
     await bothSaved;
     const json = downloads.find((d) => d.suggestedFilename().endsWith('.json'));
     const html = downloads.find((d) => d.suggestedFilename().endsWith('.html'));
-    if (!json || !html) throw new Error(`expected a .json and an .html download, got ${downloads.map((d) => d.suggestedFilename()).join(', ')}`);
+    if (!json || !html)
+      throw new Error(`expected a .json and an .html download, got ${downloads.map((d) => d.suggestedFilename()).join(', ')}`);
     return { json, html };
   }
 }

@@ -66,7 +66,9 @@ export class SandboxesPage {
   }
 
   async openDestroyDialog(name: string): Promise<void> {
-    await this.row(name).getByRole('button', { name: `Destroy ${name}` }).click();
+    await this.row(name)
+      .getByRole('button', { name: `Destroy ${name}` })
+      .click();
     await expect(this.destroyDialog).toBeVisible();
   }
 

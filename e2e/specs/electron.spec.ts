@@ -29,16 +29,30 @@ test.describe('electron shell', () => {
 
   test('opens hardened, lists sandboxes and answers the contract over IPC', async () => {
     const home = mkdtempSync(join(tmpdir(), 'warden-e2e-electron-'));
-    const app = await electron.launch({ executablePath: binary!, args: [join(root, 'out/main/index.js')], env: { ...process.env, WARDEN_HOME: home } });
+    const app = await electron.launch({
+      executablePath: binary!,
+      args: [join(root, 'out/main/index.js')],
+      env: { ...process.env, WARDEN_HOME: home },
+    });
     try {
       const page = await app.firstWindow();
       await expect(page.getByTestId('engine-status')).toHaveAttribute('data-status', 'connected', { timeout: 60_000 });
       // Nothing of Node in the page, and exactly one object from the preload.
       const surface = await page.evaluate(() => {
         const g = globalThis as unknown as Record<string, unknown>;
-        return { require: typeof g.require, process: typeof g.process, warden: typeof g.warden, keys: Object.keys(g.warden as object).sort() };
+        return {
+          require: typeof g.require,
+          process: typeof g.process,
+          warden: typeof g.warden,
+          keys: Object.keys(g.warden as object).sort(),
+        };
       });
-      expect(surface).toEqual({ require: 'undefined', process: 'undefined', warden: 'object', keys: ['invoke', 'kind', 'onLink', 'ready', 'subscribe'] });
+      expect(surface).toEqual({
+        require: 'undefined',
+        process: 'undefined',
+        warden: 'object',
+        keys: ['invoke', 'kind', 'onLink', 'ready', 'subscribe'],
+      });
       // Bad input is refused by main's validation, as the envelope.
       const answer = await page.evaluate(() => {
         const bridge = (globalThis as unknown as { warden: { invoke(m: string, p: unknown): Promise<unknown> } }).warden;

@@ -136,7 +136,13 @@ test.describe('ledger view', () => {
     await app.screenshot('ledger-verified');
   });
 
-  test('a tampered copy: Verify names the first bad entry and shows it highlighted', async ({ app, serve, podmanService, runId, browser }) => {
+  test('a tampered copy: Verify names the first bad entry and shows it highlighted', async ({
+    app,
+    serve,
+    podmanService,
+    runId,
+    browser,
+  }) => {
     await someActivity(serve, runId, 'tamper');
     const { dir, seq } = tamperedCopy(serve.home);
     const copy = await startWardenServe(podmanService.url, { home: dir });
@@ -186,7 +192,11 @@ test.describe('ledger view', () => {
     expect(cli.status, cli.stderr).toBe(0);
     const verdict = JSON.parse(cli.stdout) as { ok: boolean; entries: number };
     expect(verdict.ok).toBe(true);
-    const bundle = JSON.parse(readFileSync(jsonFile, 'utf8')) as { entries: unknown[]; publicKey: { spkiPem: string }; verification: { ok: boolean; entries: number } };
+    const bundle = JSON.parse(readFileSync(jsonFile, 'utf8')) as {
+      entries: unknown[];
+      publicKey: { spkiPem: string };
+      verification: { ok: boolean; entries: number };
+    };
     expect(bundle.verification.ok).toBe(true);
     expect(bundle.entries.length).toBeGreaterThanOrEqual(3);
     // The key the view shows is the bundle's key.
@@ -205,7 +215,10 @@ test.describe('ledger view', () => {
     const scoped = await ledger.exportReport({ sandbox });
     const scopedFile = testInfo.outputPath(`scoped-${scoped.json.suggestedFilename()}`);
     await scoped.json.saveAs(scopedFile);
-    const scopedBundle = JSON.parse(readFileSync(scopedFile, 'utf8')) as { selection: { sandboxId: string }; entries: Array<{ sandboxId: string }> };
+    const scopedBundle = JSON.parse(readFileSync(scopedFile, 'utf8')) as {
+      selection: { sandboxId: string };
+      entries: Array<{ sandboxId: string }>;
+    };
     expect(scopedBundle.selection.sandboxId).toBe(id);
     expect(scopedBundle.entries.length).toBeGreaterThanOrEqual(2);
     expect(scopedBundle.entries.every((e) => e.sandboxId === id)).toBe(true);

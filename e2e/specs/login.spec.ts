@@ -26,7 +26,10 @@ test('the one-time login link signs in once and leaves the address bar', async (
 });
 
 test('another origin cannot open the socket or log in', async ({ serve, request }) => {
-  const login = await request.post(`${serve.url}/ui/login`, { data: { code: serve.uiToken() }, headers: { origin: 'http://evil.example' } });
+  const login = await request.post(`${serve.url}/ui/login`, {
+    data: { code: serve.uiToken() },
+    headers: { origin: 'http://evil.example' },
+  });
   expect(login.status()).toBe(403);
   const host = await request.get(`${serve.url}/`, { headers: { host: 'evil.example' } });
   expect(host.status()).toBe(403);

@@ -37,7 +37,10 @@ test.describe('sandbox detail', () => {
     await expect.poll(() => app.detail.screenText(), { timeout: 60_000 }).toMatch(/^done-42$/m);
     // The page still answers: script runs and a frame is painted.
     const painted = await app.page.evaluate(
-      () => new Promise<number>((resolve) => (globalThis as unknown as { requestAnimationFrame(cb: () => void): void }).requestAnimationFrame(() => resolve(1))),
+      () =>
+        new Promise<number>((resolve) =>
+          (globalThis as unknown as { requestAnimationFrame(cb: () => void): void }).requestAnimationFrame(() => resolve(1)),
+        ),
     );
     expect(painted).toBe(1);
   });

@@ -23,6 +23,8 @@ describe('formatAttestation', () => {
       '✗ 1 of 3 promises do NOT hold',
       '',
     ]);
-    expect(formatAttestation({ ...base, ok: true, checks: [{ id: 'a', promise: 'p', ok: true, evidence: 'e' }] })).toContain('✓ every promise holds (0 not applicable)');
+    expect(formatAttestation({ ...base, ok: true, checks: [{ id: 'a', promise: 'p', ok: true, evidence: 'e' }] })).toContain(
+      '✓ every promise holds (0 not applicable)',
+    );
   });
 });

@@ -7,6 +7,8 @@ export function formatAttestation(a: Attestation): string {
   const lines = a.checks.map((c) => `${c.skipped ? '–' : c.ok ? '✓' : '✗'} ${c.promise.padEnd(width)}  ${c.evidence}`);
   const failed = a.checks.filter((c) => !c.ok).length;
   const head = `${a.name} (${a.runtime}${a.deep ? ', deep' : ''}), attested in ${a.durationMs} ms`;
-  const tail = failed ? `✗ ${failed} of ${a.checks.length} promises do NOT hold` : `✓ every promise holds (${a.checks.filter((c) => c.skipped).length} not applicable)`;
+  const tail = failed
+    ? `✗ ${failed} of ${a.checks.length} promises do NOT hold`
+    : `✓ every promise holds (${a.checks.filter((c) => c.skipped).length} not applicable)`;
   return `${head}\n${lines.join('\n')}\n${tail}\n`;
 }

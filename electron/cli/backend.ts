@@ -4,55 +4,68 @@
 // Each CLI invocation is its own run on the server (X-Warden-Run), recorded under the user.
 import { randomBytes } from 'node:crypto';
 import type { ExecRequest, ExecResult } from '../../shared/types/exec.js';
-import type { SandboxInfo, SandboxSpec } from '../../shared/types/sandbox.js';
+import type { SandboxInfo } from '../../shared/types/sandbox.js';
+import { parseRequest } from '../../shared/contracts/validate.js';
+import type { AgentRequest } from '../../shared/contracts/agent-routes.js';
 import type { Attestation } from '../../shared/types/attestation.js';
 import type { ExecHandlers } from '../engine/podman/exec-session.js';
 import { ensureWardenHome } from '../engine/paths.js';
-import { WardenClient } from '../server/client.js';
+import { AgentClient, type AgentVerbs } from '../server/client.js';
 import { findServer } from '../server/server-file.js';
 import { TokenStore } from '../server/tokens.js';
 import type { WardenEngine } from '../engine/engine.js';
-import { withEngine } from './open-engine.js';
+
+// The engine (dockerode, the ledger) loads only when a command runs it here, never on the server path.
+const withEngine = async <T>(body: (engine: WardenEngine) => Promise<T>): Promise<T> => (await import('./open-engine.js')).withEngine(body);
 
 export type LifecycleVerb = 'start' | 'stop' | 'restart' | 'pause' | 'resume';
+
+/** The verbs the agent API carries, each exactly as the route map has it. */
+const ROUTE_VERBS = ['sandbox.create', 'sandbox.list', 'sandbox.inspect', 'sandbox.start', 'sandbox.stop', 'sandbox.destroy'] as const;
+type RouteVerb = (typeof ROUTE_VERBS)[number];
 
 /** The longest exec the server's policy allows is what a user's untimed `warden exec` asks for. */
 const UNTIMED_EXEC_MS = 24 * 3600 * 1000;
 
-export interface CliBackend {
+export type CliBackend = AgentVerbs<RouteVerb> & {
   readonly via: 'server' | 'in-process';
-  create(spec: SandboxSpec): Promise<SandboxInfo>;
-  list(): Promise<SandboxInfo[]>;
-  inspect(ref: string): Promise<SandboxInfo>;
-  lifecycle(verb: LifecycleVerb, ref: string): Promise<SandboxInfo>;
-  destroy(ref: string): Promise<{ id: string; name: string }>;
+  /** Not in the agent API (a person's own verbs): with a server up, the engine in this process (same ledger). */
+  lifecycle(verb: Exclude<LifecycleVerb, 'start' | 'stop'>, ref: string): Promise<SandboxInfo>;
+  /** Through the exec route, but as another user only in this process. */
   exec(ref: string, request: ExecRequest, sinks: ExecHandlers): Promise<ExecResult>;
   attest(ref: string, deep: boolean): Promise<Attestation>;
+};
+
+/** A lifecycle verb by name: start and stop are routes of the agent API, the others the user's own. */
+export function lifecycle(b: CliBackend, verb: LifecycleVerb, ref: string): Promise<SandboxInfo> {
+  const request: AgentRequest<'sandbox.start'> = { params: { id: ref } };
+  if (verb === 'start') return b['sandbox.start'](request);
+  if (verb === 'stop') return b['sandbox.stop'](request);
+  return b.lifecycle(verb, ref);
 }
 
 /** WARDEN_LOCAL=1 keeps a command in this process even when a server is up. */
 export async function withBackend<T>(body: (backend: CliBackend) => Promise<T>): Promise<T> {
   const home = ensureWardenHome();
   const server = process.env.WARDEN_LOCAL === '1' ? null : await findServer(home);
-  if (server) return body(serverBackend(new WardenClient(server.url, new TokenStore(home).userToken(), `cli-${process.pid}-${randomBytes(3).toString('hex')}`)));
+  if (server)
+    return body(
+      serverBackend(new AgentClient(server.url, new TokenStore(home).userToken(), `cli-${process.pid}-${randomBytes(3).toString('hex')}`)),
+    );
   return withEngine(async (engine) => {
     await engine.reapExpired();
     return body(inProcess(engine));
   });
 }
 
-function serverBackend(client: WardenClient): CliBackend {
+function serverBackend(client: AgentClient): CliBackend {
   // The HTTP API has what agents may do; pause, resume, restart and exec as another user are the
   // user's own, so those open the engine here (still the same ledger).
   const local = <T>(fn: (b: CliBackend) => Promise<T>) => withEngine(async (engine) => fn(inProcess(engine)));
   return {
     via: 'server',
-    create: (spec) => client.createSandbox(spec),
-    list: () => client.listSandboxes(),
-    inspect: (ref) => client.call<SandboxInfo>('GET', `/v1/sandboxes/${encodeURIComponent(ref)}`),
-    lifecycle: (verb, ref) =>
-      verb === 'start' || verb === 'stop' ? client.call<SandboxInfo>('POST', `/v1/sandboxes/${encodeURIComponent(ref)}/${verb}`) : local((b) => b.lifecycle(verb, ref)),
-    destroy: (ref) => client.destroySandbox(ref),
+    ...client.verbs(ROUTE_VERBS),
+    lifecycle: (verb, ref) => local((b) => b.lifecycle(verb, ref)),
     // Not an agent's call: a person's, through the engine here (same ledger).
     attest: (ref, deep) => local((b) => b.attest(ref, deep)),
     exec: async (ref, request, sinks) => {
@@ -70,11 +83,16 @@ function serverBackend(client: WardenClient): CliBackend {
           ...(request.stdin !== undefined ? { stdin: request.stdin } : {}),
         },
         async (e) => {
-          if (e.type === 'stdout' || e.type === 'stderr') await write(e.type === 'stdout' ? sinks.onStdout : sinks.onStderr, Buffer.from(e.data, e.encoding === 'base64' ? 'base64' : 'utf8'));
+          if (e.type === 'stdout' || e.type === 'stderr')
+            await write(
+              e.type === 'stdout' ? sinks.onStdout : sinks.onStderr,
+              Buffer.from(e.data, e.encoding === 'base64' ? 'base64' : 'utf8'),
+            );
         },
         { collect: false },
       );
-      return { exitCode: r.code, durationMs: r.durationMs, timedOut: r.timedOut, truncated: r.truncated, stdoutBytes: r.stdoutBytes, stderrBytes: r.stderrBytes, oomKilled: r.oomKilled };
+      const { code: exitCode, durationMs, timedOut, truncated, stdoutBytes, stderrBytes, oomKilled } = r;
+      return { exitCode, durationMs, timedOut, truncated, stdoutBytes, stderrBytes, oomKilled };
     },
   };
 }
@@ -82,11 +100,13 @@ function serverBackend(client: WardenClient): CliBackend {
 function inProcess(engine: WardenEngine): CliBackend {
   return {
     via: 'in-process',
-    create: (spec) => engine['sandbox.create'](spec),
-    list: () => engine['sandbox.list'](),
-    inspect: (ref) => engine['sandbox.inspect']({ ref }),
+    'sandbox.create': (request) => engine['sandbox.create'](parseRequest('sandbox.create', request?.body)),
+    'sandbox.list': () => engine['sandbox.list'](),
+    'sandbox.inspect': ({ params }) => engine['sandbox.inspect']({ ref: params.id }),
+    'sandbox.start': ({ params }) => engine['sandbox.start']({ ref: params.id }),
+    'sandbox.stop': ({ params }) => engine['sandbox.stop']({ ref: params.id }),
+    'sandbox.destroy': ({ params }) => engine['sandbox.destroy']({ ref: params.id }),
     lifecycle: (verb, ref) => engine[`sandbox.${verb}`]({ ref }),
-    destroy: (ref) => engine['sandbox.destroy']({ ref }),
     exec: (ref, request, sinks) => engine.execStream(ref, request, sinks),
     attest: (ref, deep) => engine['sandbox.attest']({ ref, deep }),
   };

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openTestServer, type TestServer } from '../server/test-server.js';
+import { openTestServer, type TestServer } from '../test-support/test-server.js';
 import { TEST_LABEL_KEY } from '../test-support/test-label.js';
 import { writeServerFile, removeServerFile } from '../server/server-file.js';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
-import { openAuditLedger } from '../engine/open-ledger.js';
+import { openAuditLedger } from '../engine/open-warden.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin', 'warden.mjs');
@@ -20,7 +20,11 @@ interface Run {
 }
 
 function warden(args: string[], env: NodeJS.ProcessEnv = {}): Run {
-  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, WARDEN_HOME: home, ...env }, timeout: 60_000 });
+  const r = spawnSync(process.execPath, [bin, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, WARDEN_HOME: home, ...env },
+    timeout: 60_000,
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -82,9 +86,28 @@ describe('warden CLI', () => {
 
   it('round trip: create → exec → ls → rm, with the command’s exit code and streams', async () => {
     const name = `${prefix}-a`;
-    const created = warden(['sandbox', 'create', '--name', name, '--memory', '256m', '--cpus', '0.5', '--pids', '128', '--disk', '256m', '--json']);
+    const created = warden([
+      'sandbox',
+      'create',
+      '--name',
+      name,
+      '--memory',
+      '256m',
+      '--cpus',
+      '0.5',
+      '--pids',
+      '128',
+      '--disk',
+      '256m',
+      '--json',
+    ]);
     expect(created.status, created.stderr).toBe(0);
-    expect(JSON.parse(created.stdout)).toMatchObject({ name, state: 'running', limits: { memoryBytes: 256 * 1024 ** 2, cpus: 0.5, pids: 128, diskBytes: 256 * 1024 ** 2, diskEnforced: true }, network: 'none' });
+    expect(JSON.parse(created.stdout)).toMatchObject({
+      name,
+      state: 'running',
+      limits: { memoryBytes: 256 * 1024 ** 2, cpus: 0.5, pids: 128, diskBytes: 256 * 1024 ** 2, diskEnforced: true },
+      network: 'none',
+    });
 
     const exec = await wardenBytes(['exec', name, '--', 'sh', '-c', 'printf "out\\n"; printf "err\\n" >&2; exit 7']);
     expect(exec.status).toBe(7);
@@ -116,9 +139,27 @@ describe('warden CLI', () => {
       const id = JSON.parse(created.stdout).id as string;
       const kinds = ledger.entries({ sandboxId: id }).map((e) => e.kind);
       // Each start is attested before the CLI exits (the attestation runs in the background of create).
-      expect(kinds).toEqual(['sandbox.created', 'sandbox.attested', 'exec.started', 'exec.finished', 'exec.started', 'exec.finished', 'sandbox.stopped', 'sandbox.started', 'sandbox.attested', 'sandbox.destroyed']);
+      expect(kinds).toEqual([
+        'sandbox.created',
+        'sandbox.attested',
+        'exec.started',
+        'exec.finished',
+        'exec.started',
+        'exec.finished',
+        'sandbox.stopped',
+        'sandbox.started',
+        'sandbox.attested',
+        'sandbox.destroyed',
+      ]);
       const finished = ledger.entries({ sandboxId: id, kind: 'exec.finished' })[0]!.payload as Record<string, unknown>;
-      expect(finished).toMatchObject({ argv: ['sh', '-c', expect.any(String)], exitCode: 7, stdoutBytes: 4, stderrBytes: 4, stdoutPreview: 'out\n', stderrPreview: 'err\n' });
+      expect(finished).toMatchObject({
+        argv: ['sh', '-c', expect.any(String)],
+        exitCode: 7,
+        stdoutBytes: 4,
+        stderrBytes: 4,
+        stdoutPreview: 'out\n',
+        stderrPreview: 'err\n',
+      });
       expect(finished.stdoutDigest).toMatch(/^[0-9a-f]{64}$/);
       expect(ledger.verify().ok).toBe(true);
     } finally {
@@ -154,7 +195,9 @@ describe('warden CLI', () => {
       expect(r.stderr).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
     }
     const json = warden(['sandbox', 'rm', 'no-such-sandbox', '--json']);
-    expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'E_NOT_FOUND', message: 'no sandbox named no-such-sandbox', hint: expect.any(String) } });
+    expect(JSON.parse(json.stdout)).toEqual({
+      error: { code: 'E_NOT_FOUND', message: 'no sandbox named no-such-sandbox', hint: expect.any(String) },
+    });
   });
 
   it('says the engine is unreachable, with what to do, when no socket answers', () => {
@@ -166,6 +209,9 @@ describe('warden CLI', () => {
     expect(explicit.status).toBe(1);
     const report = JSON.parse(explicit.stdout);
     expect(report.ok).toBe(false);
-    expect(report.checks.find((c: { name: string }) => c.name === 'engine')).toMatchObject({ ok: false, fix: expect.stringMatching(/podman system service/) });
+    expect(report.checks.find((c: { name: string }) => c.name === 'engine')).toMatchObject({
+      ok: false,
+      fix: expect.stringMatching(/podman system service/),
+    });
   });
 });

@@ -1,4 +1,6 @@
-// `warden …`: a thin client of the engine. Each command group lives in commands/.
+// `warden …`: a thin client of the engine. Each command group lives in commands/ and loads what its
+// action needs (engine, server, ledger, validation) only when that action runs: `--help` and a
+// command that talks to a running Warden stay as light as Node itself.
 import { Command } from 'commander';
 import { registerDoctor } from './commands/doctor.js';
 import { registerSandbox } from './commands/sandbox.js';

@@ -1,30 +1,30 @@
 // The CLI runs the engine in-process. Its Podman service (when Warden has to start one) is left
 // running with an idle timeout, so the next command finds it warm.
 import { ensureWardenHome } from '../engine/paths.js';
-import { PodmanEngine } from '../engine/podman/podman-engine.js';
-import { WardenEngine } from '../engine/engine.js';
-import { openAuditLedger } from '../engine/open-ledger.js';
+import { PodmanEngine, type PodmanEngineOptions } from '../engine/podman/podman-engine.js';
+import type { WardenEngine } from '../engine/engine.js';
+import { DETACHED_SERVICE, openWarden } from '../engine/open-warden.js';
 
-const CLI_SERVICE_IDLE_SECONDS = 300;
-
-export async function openPodman(): Promise<PodmanEngine> {
-  const home = ensureWardenHome();
+function cliPodmanOptions(): Partial<PodmanEngineOptions> {
   // WARDEN_PODMAN_SOCKET pins one socket: no discovery, no service of Warden's own.
-  const socketPath = process.env.WARDEN_PODMAN_SOCKET || undefined;
-  return PodmanEngine.open({ home, socketPath, detachedService: true, serviceIdleSeconds: CLI_SERVICE_IDLE_SECONDS });
+  return { socketPath: process.env.WARDEN_PODMAN_SOCKET || undefined, ...DETACHED_SERVICE };
 }
 
-/** Opens the engine, runs `body`, and always closes what it opened. */
+export async function openPodman(): Promise<PodmanEngine> {
+  return PodmanEngine.open({ home: ensureWardenHome(), ...cliPodmanOptions() });
+}
+
+/**
+ * Opens the engine, runs `body`, and always closes what it opened. No gateway: a command run here
+ * is the user's own, recorded by the engine like a UI action (README, "Who records a user's command").
+ */
 export async function withEngine<T>(body: (engine: WardenEngine) => Promise<T>): Promise<T> {
-  const podman = await openPodman();
-  const ledger = openAuditLedger(ensureWardenHome());
-  const engine = new WardenEngine(podman, ledger, { actor: 'user' });
+  const warden = await openWarden(ensureWardenHome(), { gateway: false, podmanOptions: cliPodmanOptions() });
   try {
-    return await body(engine);
+    return await body(warden.engine);
   } finally {
     // The attestation a create or start began in the background lands before the CLI exits.
-    await engine.attestations.idle();
-    engine.close();
-    ledger.close();
+    await warden.engine.attestations.idle();
+    warden.close();
   }
 }

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
-import { openAuditLedger } from '../engine/open-ledger.js';
+import { openAuditLedger } from '../engine/open-warden.js';
 import { runscInstalled } from '../engine/podman/oci-runtime.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -36,7 +36,9 @@ describe.skipIf(!runscInstalled())('warden CLI with gVisor', () => {
   it('creates a runsc sandbox that inspect, exec and the ledger all call gVisor', () => {
     const doctor = warden(['doctor', '--json']);
     expect(doctor.status, doctor.stdout + doctor.stderr).toBe(0);
-    expect(JSON.parse(doctor.stdout).connection.runtimes).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'runsc', works: true })]));
+    expect(JSON.parse(doctor.stdout).connection.runtimes).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'runsc', works: true })]),
+    );
 
     const created = warden(['sandbox', 'create', '--name', name, '--runtime', 'runsc', '--json']);
     expect(created.status, created.stderr).toBe(0);

@@ -19,8 +19,29 @@ export function formatSandboxTable(list: SandboxInfo[], now = Date.now()): strin
   if (list.length === 0) return 'No sandboxes. Create one with `warden sandbox create`.\n';
   const rows = [['NAME', 'STATE', 'IMAGE', 'RUNTIME', 'MEMORY', 'CPUS', 'PIDS', 'DISK', 'NETWORK', 'UP', 'ID']];
   for (const s of list) {
-    rows.push([s.name, s.state, s.image, s.runtime, formatByteSize(s.limits.memoryBytes), String(s.limits.cpus), String(s.limits.pids), diskCell(s), s.network, uptime(s, now), s.id.slice(0, 12)]);
+    rows.push([
+      s.name,
+      s.state,
+      s.image,
+      s.runtime,
+      formatByteSize(s.limits.memoryBytes),
+      String(s.limits.cpus),
+      String(s.limits.pids),
+      diskCell(s),
+      s.network,
+      uptime(s, now),
+      s.id.slice(0, 12),
+    ]);
   }
   const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => r[col]!.length)));
-  return rows.map((r) => r.map((cell, col) => cell.padEnd(widths[col]!)).join('  ').trimEnd()).join('\n') + '\n';
+  return (
+    rows
+      .map((r) =>
+        r
+          .map((cell, col) => cell.padEnd(widths[col]!))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }

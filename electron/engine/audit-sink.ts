@@ -31,5 +31,5 @@ export async function appendDurably(sink: AuditSink, records: AuditRecord[]): Pr
   return appendAll(sink, records);
 }
 
-/** For tools that run without a ledger (doctor): records nothing. */
+/** Records nothing: for a spec that exercises a part of the engine without a ledger (call-output.int.spec). */
 export const NO_AUDIT: AuditSink = { append: () => undefined };

@@ -23,14 +23,24 @@ function dataDirCheck(home: string): DoctorCheck {
     accessSync(home, constants.W_OK);
     return { name: 'data directory', ok: true, detail: home };
   } catch (err) {
-    return { name: 'data directory', ok: false, detail: `${home}: ${(err as Error).message}`, fix: 'set WARDEN_HOME to a writable directory' };
+    return {
+      name: 'data directory',
+      ok: false,
+      detail: `${home}: ${(err as Error).message}`,
+      fix: 'set WARDEN_HOME to a writable directory',
+    };
   }
 }
 
 function podmanCheck(): DoctorCheck {
   const run = spawnSync('podman', ['--version'], { encoding: 'utf8' });
   if (run.status === 0) return { name: 'podman', ok: true, detail: run.stdout.trim() };
-  return { name: 'podman', ok: false, detail: 'the podman command is not installed', fix: 'apt-get install podman runc catatonit uidmap (or run `npm run setup`)' };
+  return {
+    name: 'podman',
+    ok: false,
+    detail: 'the podman command is not installed',
+    fix: 'apt-get install podman runc catatonit uidmap (or run `npm run setup`)',
+  };
 }
 
 /** Rootful sandboxes get a user namespace of their own, cut from the "containers" subordinate ranges. */
@@ -44,7 +54,8 @@ export function userNamespaceCheck(rootless: boolean, read = (f: string) => read
       return true;
     }
   });
-  if (!missing.length) return { name, ok: true, detail: "each sandbox's root is an unprivileged host uid (ranges of the \"containers\" entry)" };
+  if (!missing.length)
+    return { name, ok: true, detail: 'each sandbox\'s root is an unprivileged host uid (ranges of the "containers" entry)' };
   return {
     name,
     ok: false,
@@ -79,7 +90,12 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
   checks.push(
     present
       ? { name: 'image', ok: true, detail: `${image} is present` }
-      : { name: 'image', ok: false, detail: `${image} is missing`, fix: 'build it offline with `npm run setup` (resources/image/build.sh)' },
+      : {
+          name: 'image',
+          ok: false,
+          detail: `${image} is missing`,
+          fix: 'build it offline with `npm run setup` (resources/image/build.sh)',
+        },
   );
 
   if (present) await engine.detectRuntimes(input.fresh);
@@ -98,7 +114,9 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
     name: 'disk limit',
     // Sandboxes still run without it; their info then says the limit is not enforced.
     ok: true,
-    detail: disk ? `not enforced here: ${disk}` : "enforced: each sandbox's writable layer lives on a loop-mounted ext4 file of its disk size",
+    detail: disk
+      ? `not enforced here: ${disk}`
+      : "enforced: each sandbox's writable layer lives on a loop-mounted ext4 file of its disk size",
   });
   checks.push(
     after.defaultRuntime
@@ -107,7 +125,9 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
           name: 'default runtime',
           ok: false,
           detail: present ? 'no OCI runtime could run a test container' : 'not checked: the image is missing',
-          fix: present ? 'install runc (`apt-get install runc`); see the runtime lines above for why each failed' : 'build the image first (`npm run setup`)',
+          fix: present
+            ? 'install runc (`apt-get install runc`); see the runtime lines above for why each failed'
+            : 'build the image first (`npm run setup`)',
         },
   );
   return { ok: checks.every((c) => c.ok), dataDir: input.home, connection: after, image: { name: image, present }, checks };

@@ -1,34 +1,40 @@
 // The engine behind every door: implements the shared method map on Podman, records every
 // action in the audit ledger, and pushes engine events to subscribers.
-import { createHash } from 'node:crypto';
 import type { MethodHandlers, MethodParams, ExecRunResponse } from '../../shared/contracts/methods.js';
 import type { ExecRequest, ExecResult } from '../../shared/types/exec.js';
-import type { SandboxInfo } from '../../shared/types/sandbox.js';
+import type { SandboxInfo, SandboxSpec } from '../../shared/types/sandbox.js';
+import type { PoolStatus } from '../../shared/types/pool.js';
 import { EventBus } from './event-bus.js';
 import { appendDurably, type AuditRecord, type AuditSink } from './audit-sink.js';
+import { recordedExec, type ExecAudit, type ExecRecorder } from './exec-record.js';
 import type { PodmanEngine } from './podman/podman-engine.js';
-import { runExec, argvOf, type ExecHandlers } from './podman/exec-session.js';
+import type { ExecHandlers } from './podman/exec-session.js';
 import { EngineEvents } from './podman/events.js';
 import { subscribeStats, type StatsSubscription } from './podman/stats.js';
 import { openTerminal, type TerminalOptions, type TerminalSession } from './podman/terminal-session.js';
 import { runDoctor } from './doctor.js';
 import { Attestations } from './attest/attestations.js';
+import { runnersOf } from './runner/runner-registry.js';
+import { SandboxFiles } from './sandbox-files.js';
+import { createdPayload, NamesUnderWay } from './sandbox-create.js';
 
-const PREVIEW_BYTES = 512;
+export type { ExecAudit } from './exec-record.js';
+export type { CallRef } from './sandbox-files.js';
 /** Default cap of output kept by a buffered exec (exec.run); streamed execs keep none. */
 const DEFAULT_COLLECT_LIMIT = 4 * 1024 * 1024;
 
-export type ExecStreamResult = ExecResult & { stdoutDigest: string; stderrDigest: string };
-
-/** Entries to write in the same transaction as exec.started (a gateway's decision), and a hook once they are durable. */
-export interface ExecAudit {
-  before?: AuditRecord[];
-  onRecorded?: () => void;
-}
+export type DigestedExecResult = ExecResult & { stdoutDigest: string; stderrDigest: string };
 
 export interface WardenEngineOptions {
   /** Who is acting: "user", an agent's name, "system". */
   actor: string;
+}
+
+/** What the engine asks of a warm pool (pool/warm-pool.ts): a ready sandbox for a spec, or null (create cold). */
+export interface SandboxPool {
+  /** `announce` records the claim durably before the hand-over; a name in use is E_CONFLICT before anything is taken. */
+  claim(spec: SandboxSpec, announce: (claimed: SandboxInfo) => Promise<void>): Promise<SandboxInfo | null>;
+  status(): PoolStatus;
 }
 
 export class WardenEngine implements MethodHandlers {
@@ -36,6 +42,12 @@ export class WardenEngine implements MethodHandlers {
   private engineEvents: EngineEvents | null = null;
   private reaper: NodeJS.Timeout | null = null;
   readonly attestations: Attestations;
+  private readonly execs: ExecRecorder;
+  /** Files in a sandbox's /workspace, each read, write and listing recorded (the gateway's file verbs). */
+  readonly files: SandboxFiles;
+  /** Set by long-lived doors (app, serve): creates are served from it first. */
+  pool: SandboxPool | null = null;
+  private readonly naming = new NamesUnderWay();
 
   constructor(
     readonly podman: PodmanEngine,
@@ -43,9 +55,19 @@ export class WardenEngine implements MethodHandlers {
     private readonly options: WardenEngineOptions = { actor: 'user' },
   ) {
     this.attestations = new Attestations(podman.connection, audit, this.events, podman.options.home);
+    this.execs = { conn: podman.connection, audit, entry: (id, kind, payload) => this.entry(id, kind, payload) };
+    this.files = new SandboxFiles(podman.connection, (id, kind, payload) => this.record(id, kind, payload));
     podman.connection.on('status', (status) => {
       this.events.emit('engine.status', { status });
-      this.record(null, status === 'connected' ? 'engine.up' : 'engine.down', { status }).catch((err: Error) => process.stderr.write(`warden: the ledger did not record engine.${status === 'connected' ? 'up' : 'down'}: ${err.message}\n`));
+      this.record(null, status === 'connected' ? 'engine.up' : 'engine.down', { status }).catch((err: Error) =>
+        process.stderr.write(`warden: the ledger did not record engine.${status === 'connected' ? 'up' : 'down'}: ${err.message}\n`),
+      );
+    });
+    // A sandbox's runner died or misbehaved: the engine records it (the registry already failed its calls).
+    runnersOf(podman.connection).on('lost', ({ sandboxId, ...payload }) => {
+      appendDurably(this.audit, [{ actor: 'system', sandboxId, kind: 'runner.lost', payload }]).catch((err: Error) =>
+        process.stderr.write(`warden: the ledger did not record runner.lost: ${err.message}\n`),
+      );
     });
   }
 
@@ -68,7 +90,15 @@ export class WardenEngine implements MethodHandlers {
         if (event.kind === 'remove') void this.podman.disks.releaseIfOrphan(event.sandboxId).catch(() => undefined);
         // A limit that ended the whole sandbox (gVisor) goes to the ledger with its reason.
         if (event.kind === 'die' && event.reason) {
-          this.audit.append({ actor: 'system', sandboxId: event.sandboxId, kind: 'sandbox.limit-ended', payload: { name: event.name, exitCode: event.exitCode, reason: event.reason } });
+          // Off the event loop's back: a ledger locked by another process must not freeze the door.
+          appendDurably(this.audit, [
+            {
+              actor: 'system',
+              sandboxId: event.sandboxId,
+              kind: 'sandbox.limit-ended',
+              payload: { name: event.name, exitCode: event.exitCode, reason: event.reason },
+            },
+          ]).catch((err: Error) => process.stderr.write(`warden: the ledger did not record sandbox.limit-ended: ${err.message}\n`));
         }
         this.events.emit('sandbox.event', event);
       },
@@ -81,10 +111,12 @@ export class WardenEngine implements MethodHandlers {
 
   /** Destroys sandboxes whose TTL has passed; returns their names. */
   async reapExpired(now = new Date()): Promise<string[]> {
-    const expired = (await this.podman.sandboxes.list()).filter((s) => s.expiresAt && new Date(s.expiresAt) <= now);
+    const expired = (await this.listSandboxes()).filter((s) => s.expiresAt && new Date(s.expiresAt) <= now);
     for (const s of expired) {
       await this.podman.sandboxes.destroy(s.id).catch(() => undefined);
-      await appendDurably(this.audit, [{ actor: 'system', sandboxId: s.id, kind: 'sandbox.expired', payload: { name: s.name, expiresAt: s.expiresAt } }]);
+      await appendDurably(this.audit, [
+        { actor: 'system', sandboxId: s.id, kind: 'sandbox.expired', payload: { name: s.name, expiresAt: s.expiresAt } },
+      ]);
     }
     return expired.map((s) => s.name);
   }
@@ -94,22 +126,58 @@ export class WardenEngine implements MethodHandlers {
   }
 
   async 'engine.doctor'(params: MethodParams<'engine.doctor'>) {
-    return runDoctor({ home: this.podman.options.home, env: this.podman.options.env ?? process.env, engine: this.podman, fresh: params.fresh ?? false });
+    return runDoctor({
+      home: this.podman.options.home,
+      env: this.podman.options.env ?? process.env,
+      engine: this.podman,
+      fresh: params.fresh ?? false,
+    });
   }
 
-  async 'sandbox.list'() {
+  /** This home's sandboxes. */
+  listSandboxes(): Promise<SandboxInfo[]> {
     return this.podman.sandboxes.list();
   }
 
+  /** A sandbox by name, id or id prefix; E_NOT_FOUND for anything that is not one of this home's. */
+  resolveSandbox(ref: string): Promise<SandboxInfo> {
+    return this.podman.sandboxes.resolve(ref);
+  }
+
+  /** The image a sandbox gets when its spec names none. */
+  get defaultImage(): string {
+    return this.podman.sandboxes.defaultImage;
+  }
+
+  async 'sandbox.list'() {
+    return this.listSandboxes();
+  }
+
   async 'sandbox.inspect'(params: MethodParams<'sandbox.inspect'>) {
-    return this.podman.sandboxes.inspect(params.ref);
+    return this.resolveSandbox(params.ref);
   }
 
   async 'sandbox.create'(spec: MethodParams<'sandbox.create'>) {
+    return this.naming.hold(spec.name, () => this.createSandbox(spec));
+  }
+
+  private async createSandbox(spec: SandboxSpec): Promise<SandboxInfo> {
+    // A pooled claim is in the ledger before its sandbox is anyone's (pool/hand-over.ts).
+    const pooled =
+      (await this.pool?.claim(spec, (claimed) => this.record(claimed.id, 'sandbox.created', createdPayload(claimed, true)))) ?? null;
+    if (pooled) {
+      // Attested before it was offered; its create and start events were hidden, so UIs hear of it here.
+      this.events.emit('sandbox.event', { kind: 'create', sandboxId: pooled.id, name: pooled.name, time: Date.now() });
+      return pooled;
+    }
     const info = await this.podman.sandboxes.create(spec);
-    await this.record(info.id, 'sandbox.created', { name: info.name, image: info.image, runtime: info.runtime, network: info.network, limits: info.limits, workspace: info.workspace, expiresAt: info.expiresAt });
+    await this.record(info.id, 'sandbox.created', createdPayload(info, false));
     this.attestations.later(info);
     return info;
+  }
+
+  async 'pool.status'() {
+    return this.pool?.status() ?? { enabled: false, ready: 0, shapes: [] };
   }
 
   private async lifecycle(kind: string, info: Promise<SandboxInfo>): Promise<SandboxInfo> {
@@ -146,7 +214,10 @@ export class WardenEngine implements MethodHandlers {
   /** A background attestation of this sandbox lands before it is paused or removed. */
   private async settleAttestation(ref: string): Promise<void> {
     if (!this.attestations.busy) return;
-    const id = await this.podman.sandboxes.resolve(ref).then((s) => s.id, () => null);
+    const id = await this.resolveSandbox(ref).then(
+      (s) => s.id,
+      () => null,
+    );
     if (id) await this.attestations.settle(id);
   }
 
@@ -159,16 +230,16 @@ export class WardenEngine implements MethodHandlers {
   }
 
   async 'sandbox.attest'(p: MethodParams<'sandbox.attest'>) {
-    return this.attestations.run(await this.podman.sandboxes.resolve(p.ref), p.deep ?? false, this.options.actor);
+    return this.attestations.run(await this.resolveSandbox(p.ref), p.deep ?? false, this.options.actor);
   }
 
   async 'sandbox.attestation'(p: MethodParams<'sandbox.attestation'>) {
-    return this.attestations.latestFor((await this.podman.sandboxes.resolve(p.ref)).id);
+    return this.attestations.latestFor((await this.resolveSandbox(p.ref)).id);
   }
 
   /** Runs a command, streaming its output to the handlers, and records start and finish. */
-  async execStream(ref: string, request: ExecRequest, handlers: ExecHandlers = {}): Promise<ExecStreamResult> {
-    return this.execIn(await this.podman.sandboxes.resolve(ref), request, handlers);
+  async execStream(ref: string, request: ExecRequest, handlers: ExecHandlers = {}): Promise<DigestedExecResult> {
+    return this.execIn(await this.resolveSandbox(ref), request, handlers);
   }
 
   /**
@@ -176,47 +247,13 @@ export class WardenEngine implements MethodHandlers {
    * access): no second inspect. `audit.before` are written with exec.started in one transaction,
    * durable before the command starts; `audit.onRecorded` runs once they are.
    */
-  async execIn(sandbox: SandboxInfo, request: ExecRequest, handlers: ExecHandlers = {}, audit: ExecAudit = {}): Promise<ExecStreamResult> {
-    const argv = argvOf(request.cmd);
-    const started = this.entry(sandbox.id, 'exec.started', { argv, cwd: request.cwd ?? null, timeoutMs: request.timeoutMs ?? null });
-    await appendDurably(this.audit, [...(audit.before ?? []), started]);
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    const hashOut = createHash('sha256');
-    const hashErr = createHash('sha256');
-    const keep = (list: Buffer[], chunk: Buffer) => {
-      if (list.reduce((n, c) => n + c.length, 0) < PREVIEW_BYTES) list.push(chunk);
-    };
-    try {
-      audit.onRecorded?.();
-      const result = await runExec(this.podman.connection, sandbox.id, request, {
-        onStdout: (c) => {
-          hashOut.update(c);
-          keep(out, c);
-          return handlers.onStdout?.(c);
-        },
-        onStderr: (c) => {
-          hashErr.update(c);
-          keep(err, c);
-          return handlers.onStderr?.(c);
-        },
-        ...(handlers.drain ? { drain: handlers.drain } : {}),
-        ...(handlers.allowance ? { allowance: handlers.allowance } : {}),
-        ...(handlers.signal ? { signal: handlers.signal } : {}),
-      });
-      const digests = { stdoutDigest: hashOut.digest('hex'), stderrDigest: hashErr.digest('hex') };
-      await this.record(sandbox.id, 'exec.finished', {
-        argv,
-        ...result,
-        ...digests,
-        stdoutPreview: Buffer.concat(out).subarray(0, PREVIEW_BYTES).toString('utf8'),
-        stderrPreview: Buffer.concat(err).subarray(0, PREVIEW_BYTES).toString('utf8'),
-      });
-      return { ...result, ...digests };
-    } catch (error) {
-      await this.record(sandbox.id, 'exec.failed', { argv, error: (error as Error).message });
-      throw error;
-    }
+  async execIn(
+    sandbox: SandboxInfo,
+    request: ExecRequest,
+    handlers: ExecHandlers = {},
+    audit: ExecAudit = {},
+  ): Promise<DigestedExecResult> {
+    return recordedExec(this.execs, sandbox, request, handlers, audit);
   }
 
   async 'exec.run'(p: MethodParams<'exec.run'>): Promise<ExecRunResponse> {
@@ -238,7 +275,7 @@ export class WardenEngine implements MethodHandlers {
   }
 
   async openTerminal(ref: string, options: TerminalOptions = {}): Promise<TerminalSession> {
-    const sandbox = await this.podman.sandboxes.resolve(ref);
+    const sandbox = await this.resolveSandbox(ref);
     const session = await openTerminal(this.podman.connection, sandbox.id, options);
     await this.record(sandbox.id, 'terminal.opened', { execId: session.execId });
     return session;

@@ -36,7 +36,11 @@ export function homeId(home: string): string {
     id = read(path);
   }
   if (!id || !VALID.test(id)) {
-    throw new WardenError('E_INTERNAL', `${path} does not hold a Warden home id`, 'it is written once by Warden and names this home\'s sandboxes; restore it, or remove it only if this home has no sandboxes');
+    throw new WardenError(
+      'E_INTERNAL',
+      `${path} does not hold a Warden home id`,
+      "it is written once by Warden and names this home's sandboxes; restore it, or remove it only if this home has no sandboxes",
+    );
   }
   return id;
 }

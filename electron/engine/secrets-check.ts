@@ -8,12 +8,14 @@ import { join } from 'node:path';
 import type { DoctorCheck } from '../../shared/types/engine.js';
 
 const SECRETS = ['user.token', 'ui-token', 'tokens.json'];
+/** Not secrets, but every agent's commands and output previews: for its owner only too. */
+const PRIVATE = ['ledger.db', 'ledger.db-wal', 'ledger.db-shm'];
 
 export function secretsCheck(home: string, stat = (p: string) => statSync(p)): DoctorCheck {
   const name = 'agent separation';
   const open: string[] = [];
   let owner: number | null = null;
-  for (const file of SECRETS) {
+  for (const file of [...SECRETS, ...PRIVATE]) {
     try {
       const st = stat(join(home, file));
       owner = st.uid;
@@ -25,7 +27,9 @@ export function secretsCheck(home: string, stat = (p: string) => statSync(p)): D
   try {
     const st = stat(home);
     owner = st.uid;
-    if (st.mode & 0o077) open.push(`${home} (mode ${(st.mode & 0o777).toString(8)})`);
+    // Others may pass through the home (0711: a sandbox's disk under disks/ must be reachable for
+    // its user namespace), but not list it or write to it.
+    if (st.mode & 0o066) open.push(`${home} (mode ${(st.mode & 0o777).toString(8)})`);
   } catch {
     /* the data directory check reports this */
   }
@@ -34,7 +38,7 @@ export function secretsCheck(home: string, stat = (p: string) => statSync(p)): D
       name,
       ok: false,
       detail: `readable beyond its owner: ${open.join(', ')}; any local user could take the user's token and approve agents' asks`,
-      fix: `chmod 700 ${home} && chmod 600 ${SECRETS.map((f) => join(home, f)).join(' ')}`,
+      fix: `chmod go-rw ${home} && chmod 600 ${[...SECRETS, ...PRIVATE].map((f) => join(home, f)).join(' ')}`,
     };
   }
   const who = owner === null ? 'the user that runs Warden' : `uid ${owner}`;

@@ -3,7 +3,7 @@
 import { protocol } from 'electron';
 import { readFile } from 'node:fs/promises';
 import { join, normalize, sep } from 'node:path';
-import { RENDERER_SECURITY_HEADERS, contentTypeOf } from '../server/web-shell/csp.js';
+import { RENDERER_SECURITY_HEADERS, contentTypeOf } from '../ui-door/csp.js';
 
 export const APP_SCHEME = 'app';
 export const APP_HOST = 'warden';

@@ -11,7 +11,9 @@ const appOnly = (url: string) => {
 
 describe('which downloads the desktop app lets through', () => {
   it('lets the ledger view save the report it built in the page', () => {
-    expect(isPageMadeDownload('blob:app://warden/6f1c2d3e-aaaa-bbbb-cccc-0123456789ab', 'app://warden/index.html#/ledger', appOnly)).toBe(true);
+    expect(isPageMadeDownload('blob:app://warden/6f1c2d3e-aaaa-bbbb-cccc-0123456789ab', 'app://warden/index.html#/ledger', appOnly)).toBe(
+      true,
+    );
   });
 
   it('refuses remote files, data: URLs, foreign blobs and downloads started by a foreign page', () => {

@@ -2,30 +2,28 @@
 // window opens anyway, says so, and the host keeps trying, relaying events across engines. The
 // ledger opens at once (it needs no Podman), so the ledger view works while Podman is away.
 import { EventBus } from '../engine/event-bus.js';
-import type { EventName } from '../../shared/contracts/events.js';
 import { toErrorInfo, type ErrorInfo } from '../../shared/errors.js';
 import { ensureWardenHome } from '../engine/paths.js';
 import { PodmanEngine } from '../engine/podman/podman-engine.js';
-import { WardenEngine } from '../engine/engine.js';
-import { openAuditLedger } from '../engine/open-ledger.js';
-import { ContextAuditSink } from '../engine/gateway/audit-context.js';
-import { Gateway } from '../engine/gateway/gateway.js';
+import type { WardenEngine } from '../engine/engine.js';
+import type { Gateway } from '../engine/gateway/gateway.js';
+import type { LedgerReader } from '../engine/ledger/ledger-reader.js';
 import { loadPolicy } from '../engine/gateway/policy-load.js';
-import { LedgerView } from '../engine/ledger/ledger-view.js';
-import type { Ledger } from '../engine/ledger/ledger.js';
-import { noEngineYet, type EngineSource } from '../server/web-shell/engine-source.js';
+import { openWardenEngine, openWardenLedger, type WardenLedger } from '../engine/open-warden.js';
+import { noEngineYet, type EngineSource } from '../ui-door/engine-source.js';
+import { ENGINE_RELAYED } from '../ui-door/ui-events.js';
+import { closePool, openPool } from '../engine/pool/open-pool.js';
+import type { WarmPool } from '../engine/pool/warm-pool.js';
 
-const RELAYED: EventName[] = ['engine.status', 'sandbox.event', 'sandbox.resync', 'sandbox.attested', 'stats.sample', 'run.updated', 'run.call', 'run.output', 'approval.requested', 'approval.decided'];
 const MAX_RETRY_MS = 5000;
 
 export class EngineHost implements EngineSource {
   private readonly bus = new EventBus();
-  private readonly ledger: Ledger;
-  private readonly audit: ContextAuditSink;
-  private readonly view: LedgerView;
-  private readonly stopFollowingLedger: () => void;
+  /** Opened at once: the ledger needs no Podman. */
+  private readonly half: WardenLedger;
   private engine: WardenEngine | null = null;
   private gw: Gateway | null = null;
+  private pool: WarmPool | null = null;
   /** Windows that can answer approvals; each gateway is told while there is at least one. */
   private approvalWatchers = 0;
   private stopWatchingApprovals: (() => void) | null = null;
@@ -35,15 +33,15 @@ export class EngineHost implements EngineSource {
   private closed = false;
 
   constructor(private readonly home = ensureWardenHome()) {
-    this.ledger = openAuditLedger(home);
-    this.audit = new ContextAuditSink(this.ledger);
-    this.view = new LedgerView(this.ledger);
-    this.stopFollowingLedger = this.ledger.subscribe((entry) => this.bus.emit('ledger.appended', entry));
+    this.half = openWardenLedger(home, { announce: (entry) => this.bus.emit('ledger.appended', entry) });
   }
 
   current(): WardenEngine {
     if (this.engine) return this.engine;
-    throw noEngineYet(this.lastError ? `Podman is not reachable: ${this.lastError.message}` : 'connecting to Podman…', this.lastError?.hint);
+    throw noEngineYet(
+      this.lastError ? `Podman is not reachable: ${this.lastError.message}` : 'connecting to Podman…',
+      this.lastError?.hint,
+    );
   }
 
   gateway(): Gateway {
@@ -51,8 +49,8 @@ export class EngineHost implements EngineSource {
     return this.gw!;
   }
 
-  ledgerView(): LedgerView {
-    return this.view;
+  ledgerReader(): LedgerReader {
+    return this.half.ledgerReader;
   }
 
   on: EngineSource['on'] = (event, fn) => this.bus.on(event, fn);
@@ -77,12 +75,11 @@ export class EngineHost implements EngineSource {
   async start(): Promise<void> {
     if (this.closed || this.engine) return;
     try {
+      const policy = loadPolicy(this.home);
       // Not detached: Warden's own Podman service (if it has to start one) ends with the app.
       const podman = await PodmanEngine.open({ home: this.home, detachedService: false });
-      const engine = new WardenEngine(podman, this.audit, { actor: 'user' });
-      const { policy, source } = loadPolicy(this.home);
-      const gateway = new Gateway(engine, this.audit, { policy, policySource: source });
-      for (const event of RELAYED) engine.events.on(event, (payload) => this.bus.emit(event, payload as never));
+      const { engine, gateway } = openWardenEngine(this.half, podman, policy);
+      for (const event of ENGINE_RELAYED) engine.events.on(event, (payload) => this.bus.emit(event, payload as never));
       await engine.watch();
       if (this.closed) {
         gateway.close();
@@ -91,6 +88,14 @@ export class EngineHost implements EngineSource {
       }
       this.engine = engine;
       this.gw = gateway;
+      // Off the window's path: adopting a pool left by the last run attests each sandbox again.
+      void openPool(engine, this.half).then(
+        (pool) => {
+          if (this.closed) void closePool(engine, pool);
+          else this.pool = pool;
+        },
+        (err: Error) => process.stderr.write(`warden: no warm pool: ${err.message}\n`),
+      );
       if (this.approvalWatchers > 0) this.stopWatchingApprovals = gateway.approvals.watch();
       this.lastError = null;
       this.bus.emit('engine.status', { status: 'connected' });
@@ -107,9 +112,11 @@ export class EngineHost implements EngineSource {
     if (this.timer) clearTimeout(this.timer);
     this.stopWatchingApprovals?.();
     this.gw?.close();
-    this.engine?.close();
-    this.stopFollowingLedger();
-    this.ledger.close();
+    // The pool is drained before the engine's connection goes; whatever a quitting app leaves is
+    // adopted or swept at the next start (warm-pool.ts).
+    const engine = this.engine;
+    if (engine) void closePool(engine, this.pool).finally(() => engine.close());
+    this.half.close();
     this.engine = null;
     this.gw = null;
   }

@@ -2,7 +2,7 @@
 import { app, BrowserWindow } from 'electron';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { StatsHub } from '../server/web-shell/stats-hub.js';
+import { StatsHub } from '../ui-door/stats-hub.js';
 import { APP_ORIGIN, handleAppProtocol, registerAppScheme } from './app-protocol.js';
 import { EngineHost } from './engine-host.js';
 import { denyPermissions, hardenApp } from './hardening.js';

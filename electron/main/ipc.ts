@@ -6,8 +6,8 @@ import { IPC_CHANNELS } from '../../shared/contracts/methods.js';
 import type { EventMessage } from '../../shared/contracts/events.js';
 import type { Envelope } from '../../shared/errors.js';
 import type { EngineHost } from './engine-host.js';
-import type { StatsHub } from '../server/web-shell/stats-hub.js';
-import { UiSession } from '../server/web-shell/ui-session.js';
+import type { StatsHub } from '../ui-door/stats-hub.js';
+import { UiSession } from '../ui-door/ui-session.js';
 
 const MAX_QUEUED = 5000;
 

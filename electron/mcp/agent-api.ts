@@ -1,19 +1,10 @@
-// What `warden mcp` (and other agent-side doors) need: one interface, over a running server (HTTP,
-// with an agent token) or in-process through the same gateway. Either way the calls land in runs
-// and the ledger the same way.
-import type { ApiExecBody, ExecStreamEvent, FileList, FileWritten } from '../../shared/types/api.js';
-import type { SandboxInfo } from '../../shared/types/sandbox.js';
+// What `warden mcp` (and other agent-side doors) need: the agent API's verbs, typed from the shared
+// route map, over a running server (HTTP, with an agent token) or in-process through the same
+// gateway. Either way the calls land in runs and the ledger the same way.
+import type { AgentRequest } from '../../shared/contracts/agent-routes.js';
+import type { ExecStreamEvent } from '../../shared/types/api.js';
 import type { AgentContext, Gateway } from '../engine/gateway/gateway.js';
-import type { WardenClient } from '../server/client.js';
-
-export interface AgentExecResult {
-  code: number;
-  durationMs: number;
-  timedOut: boolean;
-  truncated: boolean;
-  stdout: Buffer;
-  stderr: Buffer;
-}
+import type { AgentClient, AgentVerbs, AgentExecResult } from '../server/client.js';
 
 /** What a door keeps of a command's output for its answer (MCP shows 100,000 characters of it). */
 export const KEEP_OUTPUT_BYTES = 1024 * 1024;
@@ -38,23 +29,24 @@ class KeptOutput {
   }
 }
 
-export interface AgentApi {
-  listSandboxes(): Promise<SandboxInfo[]>;
-  createSandbox(spec: Record<string, unknown>): Promise<SandboxInfo>;
-  destroySandbox(id: string): Promise<{ id: string; name: string }>;
-  /** onOutput may return a promise: the command's output waits until it settles (backpressure). */
-  exec(id: string, body: ApiExecBody, onOutput?: (stream: 'stdout' | 'stderr', text: string) => unknown): Promise<AgentExecResult>;
-  readFile(id: string, path: string): Promise<Buffer>;
-  writeFile(id: string, path: string, data: Buffer): Promise<FileWritten>;
-  listFiles(id: string, path?: string): Promise<FileList>;
-}
+/** The verbs an agent's door offers besides exec, each exactly as the route map has it. */
+const VERBS = ['sandbox.list', 'sandbox.create', 'sandbox.destroy', 'files.read', 'files.write', 'files.list'] as const;
 
-export function remoteAgentApi(client: WardenClient): AgentApi {
+export type AgentApi = AgentVerbs<(typeof VERBS)[number]> & {
+  /**
+   * Runs a command, keeping the first KEEP_OUTPUT_BYTES of each stream. onOutput may return a
+   * promise: the command's output waits until it settles (backpressure).
+   */
+  'sandbox.exec'(
+    request: AgentRequest<'sandbox.exec'>,
+    onOutput?: (stream: 'stdout' | 'stderr', text: string) => unknown,
+  ): Promise<AgentExecResult>;
+};
+
+export function remoteAgentApi(client: AgentClient): AgentApi {
   return {
-    listSandboxes: () => client.listSandboxes(),
-    createSandbox: (spec) => client.createSandbox(spec),
-    destroySandbox: (id) => client.destroySandbox(id),
-    async exec(id, body, onOutput) {
+    ...client.verbs(VERBS),
+    async 'sandbox.exec'({ params: { id }, body }, onOutput) {
       const kept = { stdout: new KeptOutput(), stderr: new KeptOutput() };
       // A promise from onOutput is awaited before the stream is read on: the server then pauses the command.
       const r = await client.exec(
@@ -68,20 +60,26 @@ export function remoteAgentApi(client: WardenClient): AgentApi {
         },
         { collect: false },
       );
-      return { code: r.code, durationMs: r.durationMs, timedOut: r.timedOut, truncated: r.truncated || kept.stdout.cut || kept.stderr.cut, stdout: kept.stdout.bytes(), stderr: kept.stderr.bytes() };
+      return {
+        ...r,
+        truncated: r.truncated || kept.stdout.cut || kept.stderr.cut,
+        stdout: kept.stdout.bytes(),
+        stderr: kept.stderr.bytes(),
+      };
     },
-    readFile: (id, path) => client.readFile(id, path),
-    writeFile: (id, path, data) => client.writeFile(id, path, data),
-    listFiles: (id, path) => client.listFiles(id, path),
   };
 }
 
 export function localAgentApi(gateway: Gateway, ctx: AgentContext): AgentApi {
   return {
-    listSandboxes: () => gateway.listSandboxes(ctx),
-    createSandbox: (spec) => gateway.createSandbox(ctx, spec),
-    destroySandbox: (id) => gateway.destroySandbox(ctx, id),
-    async exec(id, body, onOutput) {
+    'sandbox.list': () => gateway.listSandboxes(ctx),
+    'sandbox.create': (request) => gateway.createSandbox(ctx, request?.body ?? {}),
+    'sandbox.destroy': ({ params }) => gateway.destroySandbox(ctx, params.id),
+    'files.read': ({ params, query }) => gateway.readFile(ctx, params.id, query.path),
+    'files.write': ({ params, query, body }) =>
+      gateway.writeFile(ctx, params.id, query.path, Buffer.from(body.buffer, body.byteOffset, body.byteLength)),
+    'files.list': ({ params, query }) => gateway.listFiles(ctx, params.id, query?.path),
+    async 'sandbox.exec'({ params: { id }, body }, onOutput) {
       const out = new KeptOutput();
       const err = new KeptOutput();
       let waiting: Promise<unknown> | null = null;
@@ -100,10 +98,18 @@ export function localAgentApi(gateway: Gateway, ctx: AgentContext): AgentApi {
           waiting = null;
         },
       });
-      return { code: r.exitCode, durationMs: r.durationMs, timedOut: r.timedOut, truncated: r.truncated || out.cut || err.cut, stdout: out.bytes(), stderr: err.bytes() };
+      return {
+        code: r.exitCode,
+        durationMs: r.durationMs,
+        timedOut: r.timedOut,
+        truncated: r.truncated || out.cut || err.cut,
+        stdoutBytes: r.stdoutBytes,
+        stderrBytes: r.stderrBytes,
+        oomKilled: r.oomKilled,
+        callId: r.callId,
+        stdout: out.bytes(),
+        stderr: err.bytes(),
+      };
     },
-    readFile: (id, path) => gateway.readFile(ctx, id, path),
-    writeFile: (id, path, data) => gateway.writeFile(ctx, id, path, data),
-    listFiles: (id, path) => gateway.listFiles(ctx, id, path),
   };
 }

@@ -5,14 +5,9 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { WardenError } from '../../shared/errors.js';
 import { AGENT_NAME_PATTERN } from '../../shared/types/api.js';
 import { ensureWardenHome } from '../engine/paths.js';
-import { PodmanEngine } from '../engine/podman/podman-engine.js';
-import { WardenEngine } from '../engine/engine.js';
-import { openAuditLedger } from '../engine/open-ledger.js';
-import { ContextAuditSink } from '../engine/gateway/audit-context.js';
-import { Gateway } from '../engine/gateway/gateway.js';
-import { loadPolicy } from '../engine/gateway/policy-load.js';
+import { DETACHED_SERVICE, openWarden } from '../engine/open-warden.js';
 import { findServer } from '../server/server-file.js';
-import { WardenClient } from '../server/client.js';
+import { AgentClient } from '../server/client.js';
 import { localAgentApi, remoteAgentApi, type AgentApi } from './agent-api.js';
 import { createMcpServer } from './mcp-server.js';
 
@@ -30,20 +25,11 @@ export async function runMcp(options: McpOptions): Promise<void> {
   let api: AgentApi;
   let close = () => undefined as void;
   if (running && env.WARDEN_TOKEN) {
-    api = remoteAgentApi(new WardenClient(running.url, env.WARDEN_TOKEN, options.runKey ?? null));
+    api = remoteAgentApi(new AgentClient(running.url, env.WARDEN_TOKEN, options.runKey ?? null));
   } else {
-    const { policy, source } = loadPolicy(home);
-    const podman = await PodmanEngine.open({ home, detachedService: true, serviceIdleSeconds: 300 });
-    const ledger = openAuditLedger(home);
-    const audit = new ContextAuditSink(ledger);
-    const engine = new WardenEngine(podman, audit, { actor: 'user' });
-    const gateway = new Gateway(engine, audit, { policy, policySource: source });
-    api = localAgentApi(gateway, { agent: options.agent, runKey: options.runKey ?? null });
-    close = () => {
-      gateway.close();
-      engine.close();
-      ledger.close();
-    };
+    const warden = await openWarden(home, { podmanOptions: DETACHED_SERVICE });
+    api = localAgentApi(warden.gateway, { agent: options.agent, runKey: options.runKey ?? null });
+    close = () => warden.close();
   }
   const server = createMcpServer(api);
   const transport = new StdioServerTransport();

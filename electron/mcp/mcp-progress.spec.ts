@@ -14,7 +14,7 @@ describe('mcp exec progress', () => {
     let producedWhenStalled = -1;
     const held: Array<() => void> = [];
     const api = {
-      async exec(_id: string, _body: unknown, onOutput?: (s: 'stdout' | 'stderr', t: string) => unknown) {
+      async 'sandbox.exec'(_request: unknown, onOutput?: (s: 'stdout' | 'stderr', t: string) => unknown) {
         for (let i = 0; i < chunks; i++) {
           produced++;
           const wait = onOutput?.('stdout', 'x'.repeat(1000));
@@ -38,7 +38,10 @@ describe('mcp exec progress', () => {
     const client = new Client({ name: 'spec', version: '1' });
     await client.connect(clientSide);
     let progress = 0;
-    const result = client.callTool({ name: 'exec', arguments: { sandbox: 'sb', cmd: 'yes' } }, undefined, { onprogress: () => progress++, timeout: 60_000 });
+    const result = client.callTool({ name: 'exec', arguments: { sandbox: 'sb', cmd: 'yes' } }, undefined, {
+      onprogress: () => progress++,
+      timeout: 60_000,
+    });
     // Let the producer run as far as it can while nothing is taken.
     while (producedWhenStalled < 0 && produced < chunks) await new Promise((r) => setImmediate(r));
     for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));

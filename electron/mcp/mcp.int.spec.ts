@@ -7,7 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { startServer, type RunningServer } from '../server/index.js';
 import { openTestEngine, type TestEngine } from '../test-support/podman-fixture.js';
 import { TEST_LABEL_KEY } from '../test-support/test-label.js';
-import { MemoryAudit, defaultPolicy } from '../server/test-server.js';
+import { MemoryAudit, defaultPolicy } from '../test-support/test-server.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 let t: TestEngine;
@@ -47,12 +47,19 @@ describe('warden mcp', () => {
   });
 
   it('does a coding task end to end, with progress, through the gateway', async () => {
-    const created = JSON.parse((await call('create_sandbox', { name: `t-${t.runId}-mcp`, disk: '256m', labels: { [TEST_LABEL_KEY]: t.runId } })).content[0]!.text) as { id: string };
+    const created = JSON.parse(
+      (await call('create_sandbox', { name: `t-${t.runId}-mcp`, disk: '256m', labels: { [TEST_LABEL_KEY]: t.runId } })).content[0]!.text,
+    ) as { id: string };
     const sb = created.id;
     expect((await t.engine.sandboxes.inspect(sb)).limits).toMatchObject({ diskBytes: 256 * 1024 ** 2, diskEnforced: true });
-    expect((await call('write_file', { sandbox: sb, path: 'calc.py', content: 'import sys\nprint(sum(int(a) for a in sys.argv[1:]))\n' })).content[0]!.text).toMatch(/wrote \d+ bytes to \/workspace\/calc.py/);
+    expect(
+      (await call('write_file', { sandbox: sb, path: 'calc.py', content: 'import sys\nprint(sum(int(a) for a in sys.argv[1:]))\n' }))
+        .content[0]!.text,
+    ).toMatch(/wrote \d+ bytes to \/workspace\/calc.py/);
     const progress: string[] = [];
-    const r = await call('exec', { sandbox: sb, cmd: 'for i in 1 2 3; do python3 calc.py $i 10; sleep 0.05; done' }, (p) => progress.push(p.message ?? ''));
+    const r = await call('exec', { sandbox: sb, cmd: 'for i in 1 2 3; do python3 calc.py $i 10; sleep 0.05; done' }, (p) =>
+      progress.push(p.message ?? ''),
+    );
     expect(r.content[0]!.text).toContain('exit code: 0');
     expect(r.content[0]!.text).toContain('11\n12\n13\n');
     expect(progress.length).toBeGreaterThanOrEqual(1);
@@ -70,6 +77,15 @@ describe('warden mcp', () => {
     expect(runs).toHaveLength(1);
     const detail = server.gateway.runs.detail(runs[0]!.id);
     expect(detail.key).toBe('mcp-task');
-    expect(detail.toolCalls.map((c) => `${c.tool}:${c.status}`)).toEqual(['sandbox.create:ok', 'file.write:ok', 'exec:ok', 'file.list:ok', 'file.read:ok', 'exec:denied', 'file.read:denied', 'sandbox.destroy:ok']);
+    expect(detail.toolCalls.map((c) => `${c.tool}:${c.status}`)).toEqual([
+      'sandbox.create:ok',
+      'file.write:ok',
+      'exec:ok',
+      'file.list:ok',
+      'file.read:ok',
+      'exec:denied',
+      'file.read:denied',
+      'sandbox.destroy:ok',
+    ]);
   });
 });

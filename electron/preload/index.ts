@@ -2,11 +2,13 @@
 // single event subscription. No Node, no ipcRenderer, nothing else reaches the page.
 import { contextBridge, ipcRenderer } from 'electron';
 import type { EventMessage } from '../../shared/contracts/events.js';
-import type { WardenBridge } from '../../renderer/src/api/bridge.js';
+import type { WardenBridge } from '../../shared/contracts/bridge.js';
+import type { IPC_CHANNELS } from '../../shared/contracts/methods.js';
 
 // The channel names are repeated here on purpose: a sandboxed preload is one file with no imports
-// but electron, and shared/contracts/methods.ts imports zod. A spec checks they agree.
-const CHANNELS = { invoke: 'warden:invoke', event: 'warden:event', ready: 'warden:ready' } as const;
+// but electron (lint and electron/preload/tsconfig.json hold it to that), and methods.ts imports zod.
+// Typed as main's IPC_CHANNELS, so a name that differs does not compile.
+const CHANNELS: typeof IPC_CHANNELS = { invoke: 'warden:invoke', event: 'warden:event', ready: 'warden:ready' };
 
 const listeners = new Set<(message: EventMessage) => void>();
 ipcRenderer.on(CHANNELS.event, (_event, message: EventMessage) => {

@@ -4,13 +4,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WardenError } from '../../shared/errors.js';
 import { collectExec } from '../engine/podman/exec-session.js';
-import { openTestServer, policyWith, type TestServer } from './test-server.js';
+import { openTestServer, policyWith, type TestServer } from '../test-support/test-server.js';
 
 const MiB = 1024 * 1024;
 let ts: TestServer;
 let box: string;
 
-const outcome = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof WardenError ? e.code : String(e)));
+const outcome = (p: Promise<unknown>) =>
+  p.then(
+    () => 'ok',
+    (e: unknown) => (e instanceof WardenError ? e.code : String(e)),
+  );
 
 beforeAll(async () => {
   ts = await openTestServer(
@@ -20,7 +24,7 @@ beforeAll(async () => {
       p.agents.concurrentExecs = 4;
     }),
   );
-  box = (await ts.agent('olga').createSandbox({ name: `t-${ts.t.runId}-olga`, labels: ts.labels })).id;
+  box = (await ts.agent('olga').request('sandbox.create', { body: { name: `t-${ts.t.runId}-olga`, labels: ts.labels } })).id;
 });
 
 afterAll(async () => {
@@ -34,14 +38,16 @@ describe("a run's output budget", () => {
     const received = results.reduce((n, r) => n + r.stdout.length, 0);
     expect(received).toBeLessThanOrEqual(MiB);
     expect(results.filter((r) => r.truncated).length).toBeGreaterThanOrEqual(3);
-    const run = (await olga.listRuns()).find((r) => r.key === 'parallel-output')!;
+    const run = (await olga.request('run.list')).find((r) => r.key === 'parallel-output')!;
     expect(run.outputBytes).toBeLessThanOrEqual(MiB);
     // the budget is used: the next exec in the run is refused before it runs
     expect(await outcome(olga.exec(box, { cmd: ['true'] }))).toBe('E_POLICY_DENIED');
   });
 
   it('counts stdout and stderr together', async () => {
-    const r = await ts.agent('olga', 'two-streams').exec(box, { cmd: ['sh', '-c', `head -c ${MiB} /dev/zero; head -c ${MiB} /dev/zero >&2`] });
+    const r = await ts
+      .agent('olga', 'two-streams')
+      .exec(box, { cmd: ['sh', '-c', `head -c ${MiB} /dev/zero; head -c ${MiB} /dev/zero >&2`] });
     expect(r.stdout.length + r.stderr.length).toBeLessThanOrEqual(MiB);
     expect(r.truncated).toBe(true);
   });
@@ -50,10 +56,14 @@ describe("a run's output budget", () => {
 describe('create.maxSandboxes', () => {
   it('holds under parallel creates: 3 of 8 succeed with a limit of 3', async () => {
     const petra = ts.agent('petra');
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => outcome(petra.createSandbox({ name: `t-${ts.t.runId}-petra-${i}`, labels: ts.labels }))));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        outcome(petra.request('sandbox.create', { body: { name: `t-${ts.t.runId}-petra-${i}`, labels: ts.labels } })),
+      ),
+    );
     expect(results.filter((r) => r === 'ok')).toHaveLength(3);
     expect(results.filter((r) => r === 'E_POLICY_DENIED')).toHaveLength(5);
-    expect(await petra.listSandboxes()).toHaveLength(3);
+    expect(await petra.request('sandbox.list')).toHaveLength(3);
   });
 });
 
@@ -62,11 +72,20 @@ describe('per-agent limits no run key resets', () => {
     const gate = `/workspace/go-${Date.now()}`;
     const olga = (key: string) => ts.agent('olga', key);
     const started: string[] = [];
+    // Waits for the four start events themselves (or one exec ending first), however slow the machine.
+    let fourStarted!: () => void;
+    const allStarted = new Promise<void>((resolve) => (fourStarted = resolve));
     const wait = `while [ ! -e ${gate} ]; do sleep 0.05; done; echo done`;
-    const running = [0, 1, 2, 3].map((i) => olga(`held-${i}`).exec(box, { cmd: ['sh', '-c', wait] }, (e) => void (e.type === 'start' && started.push(`held-${i}`))));
-    for (let i = 0; i < 400 && started.length < 4; i++) await new Promise((r) => setTimeout(r, 25));
+    const running = [0, 1, 2, 3].map((i) =>
+      olga(`held-${i}`).exec(box, { cmd: ['sh', '-c', wait] }, (e) => {
+        if (e.type === 'start' && started.push(`held-${i}`) === 4) fourStarted();
+      }),
+    );
+    await Promise.race([allStarted, Promise.all(running).then(() => undefined)]);
     expect(started).toHaveLength(4);
-    const err = await olga('fresh-key').exec(box, { cmd: ['true'] }).catch((e: WardenError) => e);
+    const err = await olga('fresh-key')
+      .exec(box, { cmd: ['true'] })
+      .catch((e: WardenError) => e);
     expect(err).toMatchObject({ code: 'E_POLICY_DENIED', message: expect.stringContaining('4 execs at once') });
     await collectExec(ts.t.engine.connection, box, { cmd: ['touch', gate] });
     expect((await Promise.all(running)).map((r) => r.stdout.toString())).toEqual(Array(4).fill('done\n'));
@@ -77,13 +96,15 @@ describe('per-agent limits no run key resets', () => {
     const ts2 = await openTestServer(policyWith((p) => (p.agents.callsPerMinute = 5)));
     try {
       const quinn = ts2.agent('quinn');
-      const own = await quinn.withRun('key-0').createSandbox({ name: `t-${ts2.t.runId}-q`, labels: ts2.labels });
+      const own = await quinn.withRun('key-0').request('sandbox.create', { body: { name: `t-${ts2.t.runId}-q`, labels: ts2.labels } });
       const results: string[] = [];
       for (let i = 1; i < 12; i++) results.push(await outcome(quinn.withRun(`key-${i}`).exec(own.id, { cmd: ['true'] })));
       expect(results.filter((r) => r === 'ok')).toHaveLength(4);
       expect(results.filter((r) => r === 'E_POLICY_DENIED')).toHaveLength(7);
       const denials = ts2.audit.entries.filter((e) => e.kind === 'policy.denied' && e.actor === 'quinn');
-      expect(denials.map((e) => (e.payload as { decision: { source: string } }).decision.source)).toEqual(Array(7).fill('agents.callsPerMinute'));
+      expect(denials.map((e) => (e.payload as { decision: { source: string } }).decision.source)).toEqual(
+        Array(7).fill('agents.callsPerMinute'),
+      );
     } finally {
       await ts2.close();
     }

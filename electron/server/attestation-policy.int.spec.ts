@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WardenError } from '../../shared/errors.js';
 import { createTampered } from '../test-support/tampered-sandbox.js';
-import { openTestServer, policyWith, type TestServer } from './test-server.js';
+import { openTestServer, policyWith, type TestServer } from '../test-support/test-server.js';
 
 const MiB = 1024 * 1024;
 let ts: TestServer;
@@ -37,7 +37,9 @@ describe('policy: require a passing attestation', () => {
     );
     expect(refused).toBeInstanceOf(WardenError);
     expect(refused).toMatchObject({ code: 'E_POLICY_DENIED', message: expect.stringContaining('failed its attestation (memory-limit:') });
-    await expect(agent.readFile(name, '/workspace/x')).rejects.toMatchObject({ code: 'E_POLICY_DENIED' });
+    await expect(agent.request('files.read', { params: { id: name }, query: { path: '/workspace/x' } })).rejects.toMatchObject({
+      code: 'E_POLICY_DENIED',
+    });
     const denied = ts.audit.entries.filter((e) => e.kind === 'policy.denied' && e.actor === 'mallory');
     expect(denied.length).toBeGreaterThanOrEqual(2);
 
@@ -51,6 +53,6 @@ describe('policy: require a passing attestation', () => {
       p.access = 'all';
     });
     // Destroying a sandbox that failed stays allowed.
-    expect((await agent.destroySandbox(name)).name).toBe(name);
+    expect((await agent.request('sandbox.destroy', { params: { id: name } })).name).toBe(name);
   });
 });

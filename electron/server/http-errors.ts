@@ -23,16 +23,29 @@ const STATUS: Record<ErrorCode, number> = {
 function fromFastify(err: { code?: string; statusCode?: number; message: string }): WardenError | null {
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new WardenError('E_TOO_LARGE', 'the request body is larger than this endpoint accepts', 'JSON bodies are at most 1 MiB; file uploads at most files.maxWriteBytes of the policy');
+      return new WardenError(
+        'E_TOO_LARGE',
+        'the request body is larger than this endpoint accepts',
+        'JSON bodies are at most 1 MiB; file uploads at most files.maxWriteBytes of the policy',
+      );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new WardenError('E_BAD_INPUT', 'unsupported Content-Type', 'send JSON with Content-Type: application/json (file uploads: application/octet-stream)');
+      return new WardenError(
+        'E_BAD_INPUT',
+        'unsupported Content-Type',
+        'send JSON with Content-Type: application/json (file uploads: application/octet-stream)',
+      );
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new WardenError('E_BAD_INPUT', 'the JSON body is empty');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new WardenError('E_BAD_INPUT', 'the Content-Length does not match the body');
     default:
       if (err.statusCode === 400) return new WardenError('E_BAD_INPUT', `malformed request: ${err.message}`);
-      if (err.statusCode === 413) return new WardenError('E_TOO_LARGE', 'the request body is too large', 'JSON bodies are at most 1 MiB; file uploads at most files.maxWriteBytes of the policy');
+      if (err.statusCode === 413)
+        return new WardenError(
+          'E_TOO_LARGE',
+          'the request body is too large',
+          'JSON bodies are at most 1 MiB; file uploads at most files.maxWriteBytes of the policy',
+        );
       return null;
   }
 }
@@ -43,7 +56,11 @@ export function errorResponse(err: unknown): { status: number; info: ErrorInfo; 
   if (info.code === 'E_INTERNAL') info.message = 'internal error'; // never leak internals to a caller
   const status = isGatewayDenial(mapped) ? mapped.status : (STATUS[info.code] ?? 500);
   const fastifyStatus = (err as { statusCode?: number }).statusCode;
-  return { status: status === 400 && fastifyStatus === 415 ? 415 : status, info, ...(isGatewayDenial(mapped) && mapped.retryAfterMs ? { retryAfterMs: mapped.retryAfterMs } : {}) };
+  return {
+    status: status === 400 && fastifyStatus === 415 ? 415 : status,
+    info,
+    ...(isGatewayDenial(mapped) && mapped.retryAfterMs ? { retryAfterMs: mapped.retryAfterMs } : {}),
+  };
 }
 
 export function sendError(reply: FastifyReply, err: unknown): FastifyReply {
@@ -60,7 +77,17 @@ export function sendError(reply: FastifyReply, err: unknown): FastifyReply {
 export function clientErrorAnswer(err: { code?: string }): string {
   const [status, reason, info] =
     err.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'Request Header Fields Too Large', toErrorInfo(new WardenError('E_TOO_LARGE', 'the request headers are larger than this server accepts', 'send a shorter request: headers are at most 16 KiB in all'))]
+      ? [
+          431,
+          'Request Header Fields Too Large',
+          toErrorInfo(
+            new WardenError(
+              'E_TOO_LARGE',
+              'the request headers are larger than this server accepts',
+              'send a shorter request: headers are at most 16 KiB in all',
+            ),
+          ),
+        ]
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'Request Timeout', toErrorInfo(new WardenError('E_TIMEOUT', 'the request did not arrive in time'))]
         : [400, 'Bad Request', toErrorInfo(new WardenError('E_BAD_INPUT', 'malformed HTTP request'))];

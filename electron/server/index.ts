@@ -2,20 +2,19 @@
 // on loopback (127.0.0.1; not ::1). Writes server.json so local commands find it.
 import type { FastifyInstance } from 'fastify';
 import { ensureWardenHome } from '../engine/paths.js';
-import { PodmanEngine, type PodmanEngineOptions } from '../engine/podman/podman-engine.js';
-import { WardenEngine } from '../engine/engine.js';
-import { openAuditLedger } from '../engine/open-ledger.js';
-import { Ledger } from '../engine/ledger/ledger.js';
-import { LedgerView } from '../engine/ledger/ledger-view.js';
+import type { PodmanEngine, PodmanEngineOptions } from '../engine/podman/podman-engine.js';
+import type { WardenEngine } from '../engine/engine.js';
+import type { Ledger } from '../engine/ledger/ledger.js';
 import type { AuditSink } from '../engine/audit-sink.js';
-import { ContextAuditSink } from '../engine/gateway/audit-context.js';
-import { Gateway } from '../engine/gateway/gateway.js';
-import { loadPolicy } from '../engine/gateway/policy-load.js';
+import type { Gateway } from '../engine/gateway/gateway.js';
+import { openWarden } from '../engine/open-warden.js';
 import type { Policy } from '../../shared/types/policy.js';
 import { buildServer } from './server.js';
 import { StreamMeter } from './stream-meter.js';
 import { TokenStore } from './tokens.js';
 import { removeServerFile, writeServerFile } from './server-file.js';
+import { closePool, openPool } from '../engine/pool/open-pool.js';
+import type { PoolConfig } from '../../shared/types/pool.js';
 
 export interface StartOptions {
   home?: string;
@@ -25,12 +24,21 @@ export interface StartOptions {
   /** Use this Podman engine (tests); otherwise one is opened for the home. */
   podman?: PodmanEngine;
   podmanOptions?: Partial<PodmanEngineOptions>;
-  /** Use this audit sink (tests, bench); otherwise the ledger of the home. */
+  /** Use this ledger (tests, bench); otherwise the ledger of the home. Closed with the server. */
+  ledger?: Ledger;
+  /** Write through this sink around the ledger (a spec that makes the ledger refuse); closed with the server. */
   audit?: AuditSink & { close?: () => void };
   /** Follow engine events and reap expired sandboxes (default true). */
   watch?: boolean;
   /** Write server.json (default true). */
   announce?: boolean;
+  /**
+   * The warm pool: WARDEN_HOME/pool.yaml by default; off (false) by default when the Podman engine
+   * is borrowed (specs and benches own what is made on it).
+   */
+  pool?: PoolConfig | false;
+  /** Extra Podman labels on pooled sandboxes (specs: their run label). */
+  poolLabels?: Record<string, string>;
 }
 
 export interface RunningServer {
@@ -48,19 +56,24 @@ export interface RunningServer {
 
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
   const home = options.home ?? ensureWardenHome();
-  const { policy, source } = options.policy ? { policy: options.policy, source: 'given' } : loadPolicy(home);
-  const podman = options.podman ?? (await PodmanEngine.open({ home, ...options.podmanOptions }));
-  const ledger = options.audit ?? openAuditLedger(home);
-  const audit = new ContextAuditSink(ledger);
-  const engine = new WardenEngine(podman, audit, { actor: 'user' });
-  const gateway = new Gateway(engine, audit, { policy, policySource: source });
+  const warden = await openWarden(home, options);
+  const { engine, gateway, ledgerReader } = warden;
   const tokens = new TokenStore(home);
   tokens.userToken();
   if (options.watch !== false) await engine.watch().catch(() => undefined);
-  const ledgerView = ledger instanceof Ledger ? new LedgerView(ledger) : null;
-  const stopFollowing = ledger instanceof Ledger ? ledger.subscribe((entry) => engine.events.emit('ledger.appended', entry)) : () => undefined;
+  const poolConfig = options.pool ?? (options.podman ? false : undefined);
+  const pool =
+    poolConfig === false
+      ? null
+      : await openPool(engine, warden, {
+          ...(poolConfig ? { config: poolConfig } : {}),
+          ...(options.poolLabels ? { labels: options.poolLabels } : {}),
+        }).catch((err: Error) => {
+          process.stderr.write(`warden: no warm pool: ${err.message}\n`);
+          return null;
+        });
   const streams = new StreamMeter();
-  const app = await buildServer({ engine, gateway, tokens, home, ledgerView, streams });
+  const app = await buildServer({ engine, gateway, tokens, home, ledgerReader, streams });
   // 127.0.0.1 only, on every host: "localhost" would follow /etc/hosts (IPv4, IPv6 or both), and
   // the URL printed and written to server.json must be where the server really is.
   await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
@@ -82,11 +95,11 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       if (closed) return;
       closed = true;
       if (options.announce !== false) removeServerFile(home);
-      stopFollowing();
+      // The gateway first: it ends agents' waits (approvals), so the HTTP server can drain.
       gateway.close();
       await app.close();
-      if (!options.podman) engine.close();
-      ledger.close?.();
+      await closePool(engine, pool);
+      warden.close();
     },
   };
 }

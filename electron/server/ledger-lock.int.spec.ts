@@ -6,16 +6,20 @@ import Database from 'better-sqlite3';
 import type { WardenError } from '../../shared/errors.js';
 import type { LedgerEntry } from '../../shared/types/ledger.js';
 import { collectExec } from '../engine/podman/exec-session.js';
-import { ledgerFile } from '../engine/open-ledger.js';
-import { openTestServer, policyWith, type TestServer } from './test-server.js';
+import { ledgerFile } from '../engine/open-warden.js';
+import { openTestServer, policyWith, type TestServer } from '../test-support/test-server.js';
 
 let ts: TestServer;
 let sandbox: string;
 
 beforeAll(async () => {
-  // A short deadline keeps the spec quick; the default is 15 s.
-  ts = await openTestServer(policyWith((p) => p.commands.rules.push({ command: ['touch'], action: 'deny' })), { busyTimeoutMs: 1500 });
-  sandbox = (await ts.agent('locker').createSandbox({ name: `t-${ts.t.runId}-lock`, labels: ts.labels })).id;
+  // Shorter than the default 15 s, but longer than health takes to answer on a loaded machine: the
+  // spec asserts that health answers while an exec still waits on the lock, before it fails closed.
+  ts = await openTestServer(
+    policyWith((p) => p.commands.rules.push({ command: ['touch'], action: 'deny' })),
+    { busyTimeoutMs: 6000 },
+  );
+  sandbox = (await ts.agent('locker').request('sandbox.create', { body: { name: `t-${ts.t.runId}-lock`, labels: ts.labels } })).id;
 });
 
 afterAll(async () => {
@@ -38,7 +42,11 @@ async function until(cond: () => boolean): Promise<void> {
   while (!cond()) await new Promise((r) => setTimeout(r, 10));
 }
 
-const outcome = (p: Promise<unknown>) => p.then(() => 'ran', (e: WardenError) => `${e.code}: ${e.message}`);
+const outcome = (p: Promise<unknown>) =>
+  p.then(
+    () => 'ran',
+    (e: WardenError) => `${e.code}: ${e.message}`,
+  );
 
 describe('a ledger locked by another process', () => {
   it('does not hold up health; an exec under the lock fails closed and nothing runs', async () => {
@@ -47,10 +55,12 @@ describe('a ledger locked by another process', () => {
     let execResult = '';
     try {
       const runKey = 'under-lock';
-      const exec = outcome(ts.agent('locker', runKey).exec(sandbox, { cmd: ['sh', '-c', 'echo > /workspace/ran-under-lock'] })).then((r) => {
-        execResult = r;
-        order.push('exec');
-      });
+      const exec = outcome(ts.agent('locker', runKey).exec(sandbox, { cmd: ['sh', '-c', 'echo > /workspace/ran-under-lock'] })).then(
+        (r) => {
+          execResult = r;
+          order.push('exec');
+        },
+      );
       // The call is past the door and waiting on the ledger before health is asked.
       await until(() => ts.server.gateway.runs.list({ agent: 'locker' }).some((r) => r.key === runKey));
       const health = fetch(`${ts.server.url}/v1/health`).then(async (res) => {
@@ -65,7 +75,9 @@ describe('a ledger locked by another process', () => {
     expect(execResult).toMatch(/^E_LEDGER: .*locked by another process/);
     const ls = await collectExec(ts.t.engine.connection, sandbox, { cmd: ['sh', '-c', 'ls /workspace/ran-under-lock 2>&1 || true'] });
     expect(ls.stdout.toString()).toContain('No such file');
-    expect(ts.audit.entries.filter((e) => e.kind === 'exec.started' && JSON.stringify(e.payload).includes('ran-under-lock'))).toHaveLength(0);
+    expect(ts.audit.entries.filter((e) => e.kind === 'exec.started' && JSON.stringify(e.payload).includes('ran-under-lock'))).toHaveLength(
+      0,
+    );
   });
 
   it('says when a denial could not be recorded, warns, and records it once the lock is gone', async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { connect } from 'node:net';
 import type { RunInfo } from '../../shared/types/run.js';
-import { openTestServer, type TestServer } from './test-server.js';
+import { openTestServer, type TestServer } from '../test-support/test-server.js';
 import { LIVE_FRAME_BYTES } from './live-frames.js';
 import { STREAM_MAX_QUEUED } from './stream-meter.js';
 
@@ -16,7 +16,8 @@ beforeAll(async () => {
   const runs = ts.server.gateway.runs;
   // Enough runs (with the longest keys) for a snapshot far over one frame.
   // (Unlimited: the per-agent cap on open runs is another spec's business.)
-  for (let i = 0; i < 3000; i++) runs.open(`agent-${i % 7}`, `${'k'.repeat(120)}-${i}`, null, () => ts.server.gateway.policy.budgets, { unlimited: true });
+  for (let i = 0; i < 3000; i++)
+    runs.open(`agent-${i % 7}`, `${'k'.repeat(120)}-${i}`, null, () => ts.server.gateway.policy.budgets, { unlimited: true });
 });
 
 afterAll(async () => {
@@ -24,7 +25,9 @@ afterAll(async () => {
 });
 
 function openLive(): WebSocket {
-  return new WebSocket(`ws://127.0.0.1:${ts.server.port}/v1/live`, { headers: { authorization: `Bearer ${ts.server.tokens.userToken()}` } });
+  return new WebSocket(`ws://127.0.0.1:${ts.server.port}/v1/live`, {
+    headers: { authorization: `Bearer ${ts.server.tokens.userToken()}` },
+  });
 }
 
 describe('/v1/live', () => {
@@ -73,7 +76,9 @@ describe('/v1/live', () => {
   it('ends a run follower (/v1/runs/{run}/events) that stopped reading once it is a bounded amount behind', async () => {
     const run = ts.server.gateway.runs.open('follower', 'followed', null, () => ts.server.gateway.policy.budgets);
     const socket = connect(ts.server.port, '127.0.0.1');
-    socket.write(`GET /v1/runs/${run.id}/events HTTP/1.1\r\nHost: 127.0.0.1:${ts.server.port}\r\nAuthorization: Bearer ${ts.server.tokens.userToken()}\r\n\r\n`);
+    socket.write(
+      `GET /v1/runs/${run.id}/events HTTP/1.1\r\nHost: 127.0.0.1:${ts.server.port}\r\nAuthorization: Bearer ${ts.server.tokens.userToken()}\r\n\r\n`,
+    );
     await new Promise((r) => socket.once('data', r));
     socket.pause();
     ts.server.streams.peakQueuedBytes = 0; // this answer's peak, not the sockets' above

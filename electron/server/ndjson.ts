@@ -5,6 +5,7 @@
 // Podman, as the web terminal does); one that hangs up ends it.
 import type { ServerResponse } from 'node:http';
 import type { ExecStreamEvent } from '../../shared/types/api.js';
+import { goneReason } from './revoked-connections.js';
 import { STREAM_HIGH_WATER, STREAM_MAX_QUEUED, type StreamMeter } from './stream-meter.js';
 
 const BATCH_MS = 5;
@@ -25,7 +26,7 @@ function incompleteTail(buf: Buffer): number {
 /**
  * One streaming response's queue, bounded in bytes as they go to the socket (after JSON escaping,
  * so a NUL's six bytes count as six). `gone` is aborted with "clientGone" when the client hangs up
- * before the end; `drained()` resolves when the queue is below the high-water mark again.
+ * before the end ("tokenRevoked" when the server closed it for a revoked token); `drained()` resolves when the queue is below the high-water mark again.
  */
 export class BoundedResponse {
   private readonly abort = new AbortController();
@@ -35,12 +36,13 @@ export class BoundedResponse {
     private readonly res: ServerResponse,
     private readonly meter?: StreamMeter,
   ) {
+    const socket = res.socket;
     res.on('close', () => {
       this.closed = true;
       // Finished: the answer went out whole (a stream's end, or a plain error before it began).
       if (!res.writableFinished) {
         this.meter?.count('clientGone');
-        this.abort.abort('clientGone');
+        this.abort.abort(goneReason(socket));
       }
     });
   }
@@ -138,7 +140,11 @@ export class NdjsonWriter {
   start(): void {
     if (this.started) return;
     this.started = true;
-    this.res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+    this.res.writeHead(200, {
+      'content-type': 'application/x-ndjson; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    });
   }
 
   get isStarted(): boolean {

@@ -1,55 +1,43 @@
-// Sandboxes, exec (NDJSON stream) and files, for agents: each route validates its input with the
-// shared schemas and goes through the gateway.
+// Sandboxes, exec (NDJSON stream) and files, for agents: each route is registered from the shared
+// route map (which parses its input) and goes through the gateway.
 import type { FastifyInstance } from 'fastify';
-import { WardenError } from '../../shared/errors.js';
-import { ApiExecBodySchema, FileListQuerySchema, FileQuerySchema } from '../../shared/types/api.js';
+import { WardenError, toErrorInfo } from '../../shared/errors.js';
+import { AgentRoutes } from '../../shared/contracts/agent-routes.js';
 import { AGENT_FORBIDDEN_CREATE_FIELDS } from '../../shared/types/policy.js';
-import { SandboxRefSchema, SandboxSpecSchema } from '../../shared/types/sandbox.js';
-import { toErrorInfo } from '../../shared/errors.js';
-import type { z } from 'zod';
+import type { Gateway } from '../engine/gateway/gateway.js';
 import { NdjsonWriter } from './ndjson.js';
-import { agentContext, type ServerDeps } from './server.js';
+import { agentContext } from './agent-context.js';
 import { errorResponse } from './http-errors.js';
+import { parseWith } from '../../shared/contracts/parse.js';
+import { registerRoute } from './register-route.js';
+import type { StreamMeter } from './stream-meter.js';
 
-function parse<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
-  const r = schema.safeParse(value ?? {});
-  if (!r.success) {
-    const issue = r.error.issues[0]!;
-    throw new WardenError('E_BAD_INPUT', `${what}: ${issue.path.length ? `${issue.path.join('.')}: ` : ''}${issue.message}`);
-  }
-  return r.data;
-}
+export function registerAgentRoutes(app: FastifyInstance, { gateway, streams }: { gateway: Gateway; streams?: StreamMeter }): void {
+  registerRoute(app, 'sandbox.list', async (_in, req) => gateway.listSandboxes(agentContext(req)));
+  registerRoute(app, 'sandbox.inspect', async ({ params }, req) => gateway.inspectSandbox(agentContext(req), params.id));
 
-const ref = (params: unknown) => parse(SandboxRefSchema, (params as { id?: string }).id, 'sandbox id');
-
-export function registerAgentRoutes(app: FastifyInstance, { gateway, streams }: ServerDeps): void {
-  app.get('/v1/sandboxes', async (req) => ({ result: await gateway.listSandboxes(agentContext(req)) }));
-  app.get('/v1/sandboxes/:id', async (req) => ({ result: await gateway.inspectSandbox(agentContext(req), ref(req.params)) }));
-
-  app.post('/v1/sandboxes', async (req, reply) => {
+  registerRoute(app, 'sandbox.create', async ({ body: raw }, req) => {
     const ctx = agentContext(req);
-    const body = req.body ?? {};
+    const body = raw ?? {};
     if (typeof body !== 'object' || Array.isArray(body)) throw new WardenError('E_BAD_INPUT', 'sandbox spec: expected a JSON object');
     // Fields no agent may ask for are a policy decision (403, recorded); anything else malformed is 400 here.
     const forbidden = Object.keys(body).some((k) => (AGENT_FORBIDDEN_CREATE_FIELDS as readonly string[]).includes(k));
-    if (!forbidden || ctx.trusted) parse(SandboxSpecSchema, body, 'sandbox spec');
-    const info = await gateway.createSandbox(ctx, body);
-    return reply.code(201).send({ result: info });
+    const route = AgentRoutes['sandbox.create'];
+    if (!forbidden || ctx.trusted) parseWith(route.body, body, route.bodyName);
+    return gateway.createSandbox(ctx, body as Record<string, unknown>);
   });
 
-  app.post('/v1/sandboxes/:id/start', async (req) => ({ result: await gateway.startSandbox(agentContext(req), ref(req.params)) }));
-  app.post('/v1/sandboxes/:id/stop', async (req) => ({ result: await gateway.stopSandbox(agentContext(req), ref(req.params)) }));
-  app.delete('/v1/sandboxes/:id', async (req) => ({ result: await gateway.destroySandbox(agentContext(req), ref(req.params)) }));
+  registerRoute(app, 'sandbox.start', async ({ params }, req) => gateway.startSandbox(agentContext(req), params.id));
+  registerRoute(app, 'sandbox.stop', async ({ params }, req) => gateway.stopSandbox(agentContext(req), params.id));
+  registerRoute(app, 'sandbox.destroy', async ({ params }, req) => gateway.destroySandbox(agentContext(req), params.id));
 
-  app.post('/v1/sandboxes/:id/exec', async (req, reply) => {
+  registerRoute(app, 'sandbox.exec', async ({ params, body }, req, reply) => {
     const ctx = agentContext(req);
-    const id = ref(req.params);
-    const body = parse(ApiExecBodySchema, req.body, 'exec');
     const out = new NdjsonWriter(reply.raw, streams);
     // Until the call is allowed the answer is a plain HTTP error; once it runs (or waits for a
     // person) the answer is a 200 stream, and a later failure is its last event.
     try {
-      const result = await gateway.exec(ctx, id, body, {
+      const result = await gateway.exec(ctx, params.id, body, {
         onStdout: out.stdout,
         onStderr: out.stderr,
         // A client that stops reading pauses the command; one that hangs up ends it (recorded as "clientGone").
@@ -64,7 +52,17 @@ export function registerAgentRoutes(app: FastifyInstance, { gateway, streams }: 
           out.write({ type: 'start', runId: call.runId, callId: call.id });
         },
       });
-      out.end({ type: 'exit', code: result.exitCode, durationMs: result.durationMs, timedOut: result.timedOut, truncated: result.truncated, stdoutBytes: result.stdoutBytes, stderrBytes: result.stderrBytes, oomKilled: result.oomKilled, callId: result.callId });
+      out.end({
+        type: 'exit',
+        code: result.exitCode,
+        durationMs: result.durationMs,
+        timedOut: result.timedOut,
+        truncated: result.truncated,
+        stdoutBytes: result.stdoutBytes,
+        stderrBytes: result.stderrBytes,
+        oomKilled: result.oomKilled,
+        callId: result.callId,
+      });
     } catch (err) {
       if (!out.isStarted) throw err;
       const { info } = errorResponse(err);
@@ -73,24 +71,30 @@ export function registerAgentRoutes(app: FastifyInstance, { gateway, streams }: 
     return reply;
   });
 
-  app.get('/v1/sandboxes/:id/files', async (req, reply) => {
-    const q = parse(FileQuerySchema, req.query, 'query');
-    const data = await gateway.readFile(agentContext(req), ref(req.params), q.path);
-    return reply.type('application/octet-stream').header('x-content-type-options', 'nosniff').header('content-disposition', 'attachment').send(data);
+  registerRoute(app, 'files.read', async ({ params, query }, req, reply) => {
+    const data = await gateway.readFile(agentContext(req), params.id, query.path);
+    return reply
+      .type('application/octet-stream')
+      .header('x-content-type-options', 'nosniff')
+      .header('content-disposition', 'attachment')
+      .send(data);
   });
 
-  app.get('/v1/sandboxes/:id/files/list', async (req) => {
-    const q = parse(FileListQuerySchema, req.query, 'query');
-    return { result: await gateway.listFiles(agentContext(req), ref(req.params), q.path) };
-  });
+  registerRoute(app, 'files.list', async ({ params, query }, req) => gateway.listFiles(agentContext(req), params.id, query.path));
 
   app.register(async (scoped) => {
     // File uploads are raw bytes, up to the policy's write limit (plus slack: the gateway says the exact limit).
-    scoped.addContentTypeParser('application/octet-stream', { parseAs: 'buffer', bodyLimit: gateway.policy.files.maxWriteBytes + 1 }, (_req, body, done) => done(null, body));
-    scoped.put('/v1/sandboxes/:id/files', { bodyLimit: gateway.policy.files.maxWriteBytes + 1 }, async (req) => {
-      const q = parse(FileQuerySchema, req.query, 'query');
-      if (!Buffer.isBuffer(req.body)) throw new WardenError('E_BAD_INPUT', 'send the file as the body with Content-Type: application/octet-stream');
-      return { result: await gateway.writeFile(agentContext(req), ref(req.params), q.path, req.body) };
-    });
+    const bodyLimit = gateway.policy.files.maxWriteBytes + 1;
+    scoped.addContentTypeParser('application/octet-stream', { parseAs: 'buffer', bodyLimit }, (_req, body, done) => done(null, body));
+    registerRoute(
+      scoped,
+      'files.write',
+      async ({ params, query, body }, req) => {
+        if (!Buffer.isBuffer(body))
+          throw new WardenError('E_BAD_INPUT', 'send the file as the body with Content-Type: application/octet-stream');
+        return gateway.writeFile(agentContext(req), params.id, query.path, body);
+      },
+      { bodyLimit },
+    );
   });
 }

@@ -1,12 +1,17 @@
 // Runs (list, get, follow live as NDJSON), approvals (only the user decides), and a WebSocket of
-// live run and approval events. Agents see only their own runs.
+// live run and approval events, registered from the shared route map. Agents see only their own runs.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { WardenError } from '../../shared/errors.js';
-import { ApprovalDecideSchema, RunQuerySchema, type RunInfo, type ToolCallInfo } from '../../shared/types/run.js';
-import { agentContext, type ServerDeps } from './server.js';
+import { AgentRoutes } from '../../shared/contracts/agent-routes.js';
+import type { RunStreamEvent } from '../../shared/types/api.js';
+import { ApprovalDecideSchema, type RunInfo, type ToolCallInfo } from '../../shared/types/run.js';
+import type { Gateway } from '../engine/gateway/gateway.js';
+import { agentContext } from './agent-context.js';
 import { BoundedResponse } from './ndjson.js';
 import { liveFrames } from './live-frames.js';
-import { STREAM_MAX_QUEUED } from './stream-meter.js';
+import { STREAM_MAX_QUEUED, type StreamMeter } from './stream-meter.js';
+import { parseWith } from '../../shared/contracts/parse.js';
+import { registerRoute } from './register-route.js';
 
 function isUser(req: FastifyRequest): boolean {
   return req.caller?.role === 'user';
@@ -16,31 +21,32 @@ function requireUser(req: FastifyRequest): void {
   if (!isUser(req)) throw new WardenError('E_POLICY_DENIED', 'only the user decides approvals', 'agents cannot approve their own calls');
 }
 
-export function registerRunRoutes(app: FastifyInstance, { gateway, streams }: ServerDeps): void {
+export function registerRunRoutes(app: FastifyInstance, { gateway, streams }: { gateway: Gateway; streams?: StreamMeter }): void {
   const visibleRun = (req: FastifyRequest, id: string) => {
     const run = gateway.runs.detail(id);
     if (!isUser(req) && run.agent !== agentContext(req).agent) throw new WardenError('E_NOT_FOUND', `no run ${id}`);
     return run;
   };
 
-  app.get('/v1/runs', async (req) => {
-    const raw = req.query as Record<string, string>;
-    const q = RunQuerySchema.safeParse({ ...raw, ...(raw.limit !== undefined ? { limit: Number(raw.limit) } : {}) });
-    if (!q.success) throw new WardenError('E_BAD_INPUT', `query: ${q.error.issues[0]!.message}`);
-    const query = isUser(req) ? q.data : { ...q.data, agent: agentContext(req).agent };
-    return { result: gateway.runs.list(query) };
+  registerRoute(app, 'run.list', async ({ query: q }, req) => {
+    const query = isUser(req) ? q : { ...q, agent: agentContext(req).agent };
+    return gateway.runs.list(query);
   });
 
-  app.get('/v1/runs/:run', async (req) => ({ result: visibleRun(req, (req.params as { run: string }).run) }));
+  registerRoute(app, 'run.get', async ({ params }, req) => visibleRun(req, params.run));
 
-  app.get('/v1/runs/:run/events', async (req, reply) => {
-    const detail = visibleRun(req, (req.params as { run: string }).run);
+  registerRoute(app, 'run.events', async ({ params }, req, reply) => {
+    const detail = visibleRun(req, params.run);
     reply.hijack();
     const res = reply.raw;
-    res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+    res.writeHead(200, {
+      'content-type': 'application/x-ndjson; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    });
     // Run events cannot be paused at their source: a follower that falls STREAM_MAX_QUEUED behind is cut off.
     const queue = new BoundedResponse(res, streams);
-    const send = (e: unknown) => queue.writeLine(`${JSON.stringify(e)}\n`);
+    const send = (e: RunStreamEvent) => queue.writeLine(`${JSON.stringify(e)}\n`);
     send({ type: 'snapshot', run: detail });
     if (detail.status !== 'active') {
       queue.end();
@@ -60,25 +66,35 @@ export function registerRunRoutes(app: FastifyInstance, { gateway, streams }: Se
     res.on('close', stop);
   });
 
-  app.get('/v1/approvals', async (req) => {
+  registerRoute(app, 'approval.list', async (_in, req) => {
     const all = await gateway['approval.list']();
-    return { result: isUser(req) ? all : all.filter((a) => a.agent === agentContext(req).agent) };
+    return isUser(req) ? all : all.filter((a) => a.agent === agentContext(req).agent);
   });
 
-  app.post('/v1/approvals/:id', async (req) => {
+  registerRoute(app, 'approval.decide', async ({ params, body: raw }, req) => {
     requireUser(req);
     // Who decided is the token's owner, never a name the request gives.
-    if (req.body && typeof req.body === 'object' && 'by' in req.body) throw new WardenError('E_BAD_INPUT', 'approval: by: who decides is taken from the token, not from the request', 'send only {"decision": …}');
-    const body = ApprovalDecideSchema.omit({ id: true, by: true }).safeParse(req.body ?? {});
-    if (!body.success) throw new WardenError('E_BAD_INPUT', `approval: ${body.error.issues[0]!.path.join('.')}: ${body.error.issues[0]!.message}`);
-    return { result: await gateway['approval.decide']({ id: (req.params as { id: string }).id, decision: body.data.decision, by: req.caller!.agent }) };
+    if (raw && typeof raw === 'object' && 'by' in raw)
+      throw new WardenError(
+        'E_BAD_INPUT',
+        'approval: by: who decides is taken from the token, not from the request',
+        'send only {"decision": …}',
+      );
+    const route = AgentRoutes['approval.decide'];
+    const body = parseWith(route.body, raw, route.bodyName);
+    return gateway['approval.decide']({ id: params.id, decision: body.decision, by: req.caller!.agent });
   });
 
   // Live runs and approvals over WebSocket; the user's connections count as someone to ask.
-  app.get('/v1/live', { websocket: true }, (socket, req) => {
+  app.get(AgentRoutes.live.path, { websocket: true }, (socket, req) => {
     const user = isUser(req);
     const agent = req.caller!.agent;
-    const ws = socket as unknown as { readyState: number; bufferedAmount: number; send(data: string): void; close(code: number, reason: string): void };
+    const ws = socket as unknown as {
+      readyState: number;
+      bufferedAmount: number;
+      send(data: string): void;
+      close(code: number, reason: string): void;
+    };
     // Frames are split to ≤ 64 KiB; a socket whose client has fallen STREAM_MAX_QUEUED behind is closed (1013).
     const send = (type: string, payload: unknown) => {
       if (ws.readyState !== 1) return;

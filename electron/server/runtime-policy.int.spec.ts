@@ -3,7 +3,7 @@
 // tier (gVisor here, read back from inspect); the user is not bound by it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WardenError } from '../../shared/errors.js';
-import { openTestServer, policyWith, type TestServer } from './test-server.js';
+import { openTestServer, policyWith, type TestServer } from '../test-support/test-server.js';
 import { runscInstalled } from '../engine/podman/oci-runtime.js';
 
 if (!runscInstalled()) console.warn('runtime-policy.int.spec: the gVisor create is SKIPPED, runsc is not installed (run `npm run setup`)');
@@ -25,10 +25,16 @@ describe('policy create.requireRuntime', () => {
     const name = `t-${ts.t.runId}-runc`;
     const err = await ts
       .agent('alice')
-      .createSandbox({ name, runtime: 'runc', labels: ts.labels })
-      .then(() => null, (e: unknown) => e);
+      .request('sandbox.create', { body: { name, runtime: 'runc', labels: ts.labels } })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(err).toBeInstanceOf(WardenError);
-    expect(err).toMatchObject({ code: 'E_POLICY_DENIED', message: expect.stringMatching(/runtime runc is refused: policy requires every agent sandbox to run in gVisor \(runsc\)/) });
+    expect(err).toMatchObject({
+      code: 'E_POLICY_DENIED',
+      message: expect.stringMatching(/runtime runc is refused: policy requires every agent sandbox to run in gVisor \(runsc\)/),
+    });
     expect((err as WardenError).hint).toMatch(/leave runtime out/);
     expect((await ts.t.engine.sandboxes.list()).some((s) => s.name === name)).toBe(false);
     // The refusal is in the ledger like every other policy decision.
@@ -36,7 +42,7 @@ describe('policy create.requireRuntime', () => {
   });
 
   it.skipIf(!runscInstalled())('gives an agent that names no runtime the required one, as inspect reports it', async () => {
-    const info = await ts.agent('alice').createSandbox({ name: `t-${ts.t.runId}-auto`, labels: ts.labels });
+    const info = await ts.agent('alice').request('sandbox.create', { body: { name: `t-${ts.t.runId}-auto`, labels: ts.labels } });
     expect(info.runtime).toBe('runsc');
     expect((await ts.t.engine.sandboxes.inspect(info.id)).runtime).toBe('runsc');
     // The agent's tools work the same in gVisor: exec, and the file helper (exec + openat inside).
@@ -44,13 +50,20 @@ describe('policy create.requireRuntime', () => {
     const ran = await alice.exec(info.id, { cmd: 'dmesg | head -n 1; exit 4' });
     expect(ran.code).toBe(4);
     expect(ran.stdout.toString('utf8')).toMatch(/Starting gVisor/);
-    expect((await alice.writeFile(info.id, 'notes/a.txt', 'from the agent')).bytes).toBe(14);
-    expect((await alice.readFile(info.id, 'notes/a.txt')).toString('utf8')).toBe('from the agent');
-    expect((await alice.listFiles(info.id, 'notes')).entries.map((e) => e.name)).toEqual(['a.txt']);
+    expect(
+      (await alice.request('files.write', { params: { id: info.id }, query: { path: 'notes/a.txt' }, body: Buffer.from('from the agent') }))
+        .bytes,
+    ).toBe(14);
+    expect((await alice.request('files.read', { params: { id: info.id }, query: { path: 'notes/a.txt' } })).toString('utf8')).toBe(
+      'from the agent',
+    );
+    expect((await alice.request('files.list', { params: { id: info.id }, query: { path: 'notes' } })).entries.map((e) => e.name)).toEqual([
+      'a.txt',
+    ]);
   });
 
   it('leaves the user free to pick runc', async () => {
-    const info = await ts.user().createSandbox({ name: `t-${ts.t.runId}-user`, runtime: 'runc', labels: ts.labels });
+    const info = await ts.user().request('sandbox.create', { body: { name: `t-${ts.t.runId}-user`, runtime: 'runc', labels: ts.labels } });
     expect(info.runtime).toBe('runc');
   });
 });

@@ -1,6 +1,7 @@
 // WARDEN_HOME/server.json says where a running server listens (never its token), so the CLI and MCP
 // can use it instead of opening a second engine.
 import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { join } from 'node:path';
 import type { ServerFile } from '../../shared/types/api.js';
 
@@ -41,12 +42,26 @@ export async function findServer(home: string): Promise<ServerFile | null> {
   }
   // A server busy with many calls may be slow to answer; only one that refuses is taken as gone.
   for (const timeoutMs of [1500, 10_000]) {
-    try {
-      const res = await fetch(`${info.url}/v1/health`, { signal: AbortSignal.timeout(timeoutMs) });
-      return res.status === 200 || res.status === 401 ? info : null;
-    } catch (err) {
-      if ((err as Error).name !== 'TimeoutError') return null;
-    }
+    const status = await healthStatus(info.url, timeoutMs);
+    if (status !== 'timeout') return status === 200 || status === 401 ? info : null;
   }
   return null;
+}
+
+/**
+ * GET /v1/health over node:http, not fetch(): on Node 20 the first fetch() in a process loads undici
+ * (30–60 ms of CPU here), which every CLI command would pay just to find its server.
+ */
+function healthStatus(url: string, timeoutMs: number): Promise<number | 'timeout' | 'refused'> {
+  return new Promise((resolve) => {
+    const req = get(`${url}/v1/health`, { agent: false, timeout: timeoutMs }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.once('timeout', () => {
+      resolve('timeout');
+      req.destroy();
+    });
+    req.on('error', () => resolve('refused'));
+  });
 }

@@ -4,8 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Socket } from 'node:net';
 import type { ServerResponse } from 'node:http';
-import type { LedgerEntry } from '../../shared/types/ledger.js';
-import { openTestServer, type TestServer } from './test-server.js';
+import { openTestServer, type TestServer } from '../test-support/test-server.js';
 import { STREAM_MAX_QUEUED } from './stream-meter.js';
 
 let ts: TestServer;
@@ -16,7 +15,7 @@ const answers: ServerResponse[] = [];
 
 beforeAll(async () => {
   ts = await openTestServer();
-  sandbox = (await ts.agent('slow').createSandbox({ name: `t-${ts.t.runId}-slow`, labels: ts.labels })).id;
+  sandbox = (await ts.agent('slow').request('sandbox.create', { body: { name: `t-${ts.t.runId}-slow`, labels: ts.labels } })).id;
   token = ts.server.tokens.create('slow').token;
   ts.server.app.server.on('request', (req, res: ServerResponse) => {
     if (req.url?.endsWith('/exec')) answers.push(res);
@@ -47,17 +46,6 @@ async function until(cond: () => boolean): Promise<void> {
   while (!cond()) await new Promise((r) => setTimeout(r, 20));
 }
 
-function nextEntry(pred: (e: LedgerEntry) => boolean): Promise<LedgerEntry> {
-  return new Promise((resolve) => {
-    const off = ts.audit.ledger.subscribe((e) => {
-      if (pred(e)) {
-        off();
-        resolve(e);
-      }
-    });
-  });
-}
-
 describe('exec output to a client that stops reading', () => {
   it('pauses the command instead of queueing: bytes queued for the socket stay bounded (NULs escaped six-fold)', async () => {
     const { socket, first } = await rawExec('head -c 300M /dev/zero', 'stops-reading');
@@ -70,14 +58,16 @@ describe('exec output to a client that stops reading', () => {
     expect(ts.server.streams.peakQueuedBytes).toBeLessThanOrEqual(STREAM_MAX_QUEUED);
 
     // Hanging up ends the command (its whole tree) and the ledger says why.
-    const finished = nextEntry((e) => e.kind === 'exec.finished' && e.actor === 'slow');
+    const finished = ts.audit.nextEntry((e) => e.kind === 'exec.finished' && e.actor === 'slow');
     socket.destroy();
     const entry = (await finished).payload as { cancelled?: string; stdoutBytes: number; exitCode: number };
     expect(entry.cancelled).toBe('clientGone');
     expect(entry.stdoutBytes).toBeLessThan(300 * 1024 * 1024); // held back, not run to the end
     expect(ts.server.streams.peakQueuedBytes).toBeLessThanOrEqual(STREAM_MAX_QUEUED);
     // nothing of that command is left running in the sandbox
-    const ps = await ts.agent('slow', 'check').exec(sandbox, { cmd: ['sh', '-c', 'cat /proc/[0-9]*/comm 2>/dev/null | grep -c "^head$" || true'] });
+    const ps = await ts
+      .agent('slow', 'check')
+      .exec(sandbox, { cmd: ['sh', '-c', 'cat /proc/[0-9]*/comm 2>/dev/null | grep -c "^head$" || true'] });
     expect(ps.stdout.toString().trim()).toBe('0');
   });
 

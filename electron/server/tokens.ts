@@ -2,12 +2,16 @@
 // is shown once, when created. The user's own token (for the CLI and the app's web shell) is also
 // kept in user.token (0600) so local commands can reach a running server. Lookups compare digests
 // in constant time against every stored token; the file is re-read when another process changes it
-// (`warden token revoke` while a server runs).
+// (`warden token revoke` while a server runs). A reload that finds tokens revoked emits "revoked",
+// and watch() reloads as soon as the file changes, so a server can end those tokens' streams.
+import { EventEmitter } from 'node:events';
+import { watch as watchDir } from 'node:fs';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WardenError } from '../../shared/errors.js';
-import { AGENT_NAME_PATTERN, type TokenInfo } from '../../shared/types/api.js';
+import type { TokenInfo } from '../../shared/types/api.js';
+import { AGENT_NAME_PATTERN } from '../../shared/types/agent-name.js';
 
 interface StoredToken extends Omit<TokenInfo, 'lastUsedAt'> {
   sha256: string;
@@ -25,7 +29,7 @@ function digest(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
 }
 
-export class TokenStore {
+export class TokenStore extends EventEmitter<{ revoked: [string[]] }> {
   private readonly file: string;
   private readonly userFile: string;
   private tokens: StoredToken[] = [];
@@ -34,6 +38,7 @@ export class TokenStore {
   private readonly lastUsed = new Map<string, string>();
 
   constructor(readonly home: string) {
+    super();
     this.file = join(home, 'tokens.json');
     this.userFile = join(home, 'user.token');
     this.reload();
@@ -48,6 +53,7 @@ export class TokenStore {
     }
     if (mtime === this.mtimeMs) return;
     this.mtimeMs = mtime;
+    const active = new Set(this.tokens.flatMap((t) => (t.revokedAt === null ? [t.id] : [])));
     if (mtime < 0) {
       this.tokens = [];
     } else {
@@ -55,6 +61,27 @@ export class TokenStore {
       this.tokens = parsed.tokens ?? [];
     }
     this.digests = this.tokens.map((t) => Buffer.from(t.sha256, 'hex'));
+    const stillActive = new Set(this.tokens.flatMap((t) => (t.revokedAt === null ? [t.id] : [])));
+    const revoked = [...active].filter((id) => !stillActive.has(id));
+    if (revoked.length > 0) this.emit('revoked', revoked);
+  }
+
+  /** Reloads whenever tokens.json changes (another process revoking); returns how to stop. */
+  watch(): () => void {
+    // The file is replaced by a rename, so its directory is what is watched.
+    const watcher = watchDir(this.home, { persistent: false }, (_event, name) => {
+      if (name === null || name === 'tokens.json') this.reloadQuietly();
+    });
+    watcher.on('error', () => undefined);
+    return () => watcher.close();
+  }
+
+  private reloadQuietly(): void {
+    try {
+      this.reload();
+    } catch {
+      // a half-written or removed file is read again on the next change or request
+    }
   }
 
   private save(): void {
@@ -67,11 +94,20 @@ export class TokenStore {
   }
 
   create(agent: string, role: 'agent' | 'user' = 'agent'): { info: TokenInfo; token: string } {
-    if (!AGENT_NAME_PATTERN.test(agent)) throw new WardenError('E_BAD_INPUT', `"${agent}" is not an agent name: letters, digits, _ . - (at most 63)`);
-    if (role === 'agent' && agent === USER_AGENT_NAME) throw new WardenError('E_BAD_INPUT', `"${USER_AGENT_NAME}" is reserved for the user's own token`);
+    if (!AGENT_NAME_PATTERN.test(agent))
+      throw new WardenError('E_BAD_INPUT', `"${agent}" is not an agent name: letters, digits, _ . - (at most 63)`);
+    if (role === 'agent' && agent === USER_AGENT_NAME)
+      throw new WardenError('E_BAD_INPUT', `"${USER_AGENT_NAME}" is reserved for the user's own token`);
     this.reload();
     const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
-    const stored: StoredToken = { id: `tok_${randomBytes(6).toString('hex')}`, agent, role, sha256: digest(token).toString('hex'), createdAt: new Date().toISOString(), revokedAt: null };
+    const stored: StoredToken = {
+      id: `tok_${randomBytes(6).toString('hex')}`,
+      agent,
+      role,
+      sha256: digest(token).toString('hex'),
+      createdAt: new Date().toISOString(),
+      revokedAt: null,
+    };
     this.tokens.push(stored);
     this.save();
     return { info: this.public(stored), token };
@@ -128,6 +164,13 @@ export class TokenStore {
   }
 
   private public(t: StoredToken): TokenInfo {
-    return { id: t.id, agent: t.agent, role: t.role, createdAt: t.createdAt, revokedAt: t.revokedAt, lastUsedAt: this.lastUsed.get(t.id) ?? null };
+    return {
+      id: t.id,
+      agent: t.agent,
+      role: t.role,
+      createdAt: t.createdAt,
+      revokedAt: t.revokedAt,
+      lastUsedAt: this.lastUsed.get(t.id) ?? null,
+    };
   }
 }

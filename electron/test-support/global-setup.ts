@@ -19,7 +19,12 @@ export async function setup(): Promise<void> {
   // Workers inherit the environment: they all use this socket.
   process.env.CONTAINER_HOST = `unix://${connection.socketPath}`;
   const filters = encodeURIComponent(JSON.stringify({ label: [MANAGED_FILTER, TEST_LABEL] }));
-  const found = await connection.libpod<Array<{ Id: string; Created: string | number }>>('GET', `/containers/json?all=true&filters=${filters}`, undefined, 'sweep');
+  const found = await connection.libpod<Array<{ Id: string; Created: string | number }>>(
+    'GET',
+    `/containers/json?all=true&filters=${filters}`,
+    undefined,
+    'sweep',
+  );
   const hourAgo = Date.now() - STALE_AFTER_MS;
   const stale = found.filter((c) => (typeof c.Created === 'number' ? c.Created * 1000 : Date.parse(c.Created)) < hourAgo);
   for (const c of stale) await connection.libpod('DELETE', `/containers/${c.Id}?force=true&timeout=0`, undefined, 'sweep', [200, 204, 404]);

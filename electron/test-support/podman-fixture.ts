@@ -7,10 +7,11 @@ import { spawnSync } from 'node:child_process';
 import { PodmanEngine } from '../engine/podman/podman-engine.js';
 import { SandboxSpecSchema, type SandboxInfo, type SandboxSpecInput } from '../../shared/types/sandbox.js';
 import { TEST_LABEL_KEY } from './test-label.js';
+import { LABEL } from '../engine/podman/labels.js';
 import { afterAll, beforeAll } from 'vitest';
 import { collectExec } from '../engine/podman/exec-session.js';
-import { WardenEngine } from '../engine/engine.js';
-import { openAuditLedger } from '../engine/open-ledger.js';
+import type { WardenEngine } from '../engine/engine.js';
+import { openWarden, type Warden } from '../engine/open-warden.js';
 import type { Ledger } from '../engine/ledger/index.js';
 
 export interface TestEngine {
@@ -66,8 +67,10 @@ export async function openTestEngine(): Promise<TestEngine> {
       engine.close();
       // Whatever the engine could not remove (a spec closed it first, the service went away) goes
       // through the podman CLI: a spec never leaves a sandbox running.
-      const left = spawnSync('podman', ['ps', '-aq', '--filter', `label=${TEST_LABEL_KEY}=${runId}`], { encoding: 'utf8' }).stdout?.trim();
-      if (left) spawnSync('podman', ['rm', '-f', '-t', '0', ...left.split(/\s+/)], { stdio: 'ignore' });
+      // Both filters: the run label, and the home's own (a warm pool of this home, opened without the label, is swept too).
+      const ps = (filter: string) => spawnSync('podman', ['ps', '-aq', '--filter', filter], { encoding: 'utf8' }).stdout?.trim() ?? '';
+      const left = [ps(`label=${TEST_LABEL_KEY}=${runId}`), ps(`label=${LABEL.home}=${engine.sandboxes.homeId}`)].join(' ').trim();
+      if (left) spawnSync('podman', ['rm', '-f', '-t', '0', ...new Set(left.split(/\s+/))], { stdio: 'ignore' });
       // Their disks (a loop mount under home) go before home does: rm -r must never walk into a mount.
       await engine.disks.sweep(0);
       rmSync(home, { recursive: true, force: true });
@@ -75,17 +78,18 @@ export async function openTestEngine(): Promise<TestEngine> {
   };
 }
 
-/** The whole engine over a test engine: its ledger in the spec's home, acting as `tester`. */
+/** The whole engine over a test engine, wired as every door wires it (no gateway): its ledger in the spec's home, acting as `tester`. */
 export interface TestWarden {
   t: TestEngine;
   ledger: Ledger;
   engine: WardenEngine;
+  warden: Warden<null>;
 }
 
 export async function openTestWarden(): Promise<TestWarden> {
   const t = await openTestEngine();
-  const ledger = openAuditLedger(t.home);
-  return { t, ledger, engine: new WardenEngine(t.engine, ledger, { actor: 'tester' }) };
+  const warden = await openWarden(t.home, { podman: t.engine, actor: 'tester', gateway: false });
+  return { t, ledger: warden.ledger, engine: warden.engine, warden };
 }
 
 /**
@@ -94,7 +98,7 @@ export async function openTestWarden(): Promise<TestWarden> {
  */
 export async function closeTestWarden(w: TestWarden | undefined): Promise<void> {
   await w?.engine.attestations.idle();
-  w?.ledger.close();
+  w?.warden.close(); // the ledger: the Podman engine is the test engine's
   await w?.t.cleanup();
   w?.engine.close();
 }

@@ -12,7 +12,16 @@ import { TEST_LABEL_KEY } from './test-label.js';
 export async function createTampered(t: TestEngine, name: string, claimedBytes: number, realBytes: number): Promise<string> {
   const parsed = SandboxSpecSchema.parse({ name, memory: realBytes, labels: { [TEST_LABEL_KEY]: t.runId } });
   const runtime = t.engine.connection.defaultRuntime!;
-  const ctx = { name, image: t.engine.sandboxes.defaultImage, runtime, rootless: false, hostLimits: hostLimits(), now: new Date(), seccompProfile: installSeccompProfile(t.home), wall: { workspaceOwner: null } };
+  const ctx = {
+    name,
+    image: t.engine.sandboxes.defaultImage,
+    runtime,
+    rootless: false,
+    hostLimits: hostLimits(),
+    now: new Date(),
+    seccompProfile: installSeccompProfile(t.home),
+    wall: { workspaceOwner: null },
+  };
   const gen = buildSpecGenerator(parsed, resolveSandbox(parsed, ctx), ctx);
   (gen.labels as Record<string, string>)[LABEL.memory] = String(claimedBytes);
   (gen.labels as Record<string, string>)[LABEL.home] = t.engine.sandboxes.homeId; // this home's, like any it made

@@ -3,7 +3,7 @@
 import { StrictMode, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { z } from 'zod';
-import type { WardenBridge } from './api/bridge.js';
+import type { WardenBridge } from '../../shared/contracts/bridge.js';
 import { WardenClient } from './api/client.js';
 import { login, takeLoginCode, WebBridge } from './api/web-bridge.js';
 import { StatsBuffer } from './live/stats-buffer.js';

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { ExecRequestSchema } from './exec.js';
+import { AGENT_NAME_PATTERN } from './agent-name.js';
+import type { ApprovalInfo, RunDetail, RunInfo, ToolCallInfo } from './run.js';
 
 // Bodies and queries of the agent HTTP API (electron/server), validated at the door.
 
@@ -36,9 +38,10 @@ export interface FileWritten {
   sha256: string;
 }
 
-/** Agent names: they become ledger actors and labels. */
-export const AGENT_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$/;
-export const AgentNameSchema = z.string().regex(AGENT_NAME_PATTERN, 'agent names are letters, digits, _ . - (at most 63, starting with a letter or digit)');
+export { AGENT_NAME_PATTERN };
+export const AgentNameSchema = z
+  .string()
+  .regex(AGENT_NAME_PATTERN, 'agent names are letters, digits, _ . - (at most 63, starting with a letter or digit)');
 
 export const TokenCreateSchema = z.object({ agent: AgentNameSchema }).strict();
 
@@ -56,8 +59,29 @@ export type ExecStreamEvent =
   | { type: 'start'; runId: string; callId: string }
   | { type: 'approval'; id: string; deadline: string; reason: string }
   | { type: 'stdout' | 'stderr'; data: string; encoding?: 'base64' }
-  | { type: 'exit'; code: number; durationMs: number; timedOut: boolean; truncated: boolean; stdoutBytes: number; stderrBytes: number; oomKilled: boolean; callId: string }
+  | {
+      type: 'exit';
+      code: number;
+      durationMs: number;
+      timedOut: boolean;
+      truncated: boolean;
+      stdoutBytes: number;
+      stderrBytes: number;
+      oomKilled: boolean;
+      callId: string;
+    }
   | { type: 'error'; error: { code: string; message: string; hint?: string } };
+
+/** Events of a followed run (NDJSON): its state now, then each call and run change until it ends. */
+export type RunStreamEvent = { type: 'snapshot'; run: RunDetail } | { type: 'call'; call: ToolCallInfo } | { type: 'run'; run: RunInfo };
+
+/** Messages of /v1/live (a large one arrives as `part` frames, electron/server/live-frames.ts). */
+export type LiveMessage =
+  | { type: 'snapshot'; payload: { runs: RunInfo[]; approvals: ApprovalInfo[] } }
+  | { type: 'run.updated'; payload: RunInfo }
+  | { type: 'run.call'; payload: ToolCallInfo }
+  | { type: 'approval.requested' | 'approval.decided'; payload: ApprovalInfo }
+  | { type: 'error'; payload: { message: string } };
 
 /** Where a running server says it listens (WARDEN_HOME/server.json, 0600): no token in it. */
 export interface ServerFile {

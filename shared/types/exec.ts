@@ -7,7 +7,12 @@ export const ExecRequestSchema = z
     cwd: z.string().startsWith('/').optional(),
     env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).optional(),
     user: z.string().min(1).max(64).optional(),
-    timeoutMs: z.number().int().positive().max(24 * 3600 * 1000).optional(),
+    timeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .max(24 * 3600 * 1000)
+      .optional(),
     /** Bytes kept per stream; the rest is counted and dropped, and the result says so. */
     outputLimitBytes: z.number().int().positive().optional(),
     stdin: z.string().optional(),

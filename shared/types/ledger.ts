@@ -87,7 +87,10 @@ export const VerifyResultSchema = z
   .object({
     ok: z.boolean(),
     entries: z.number().int().min(0),
-    firstBad: z.object({ seq: z.number().int(), reason: z.enum(VERIFY_REASONS) }).strict().nullable(),
+    firstBad: z
+      .object({ seq: z.number().int(), reason: z.enum(VERIFY_REASONS) })
+      .strict()
+      .nullable(),
     checkpoint: CheckpointInfoSchema.nullable(),
   })
   .strict();
@@ -184,7 +187,7 @@ export const LedgerBrowseSchema = z
   .strict();
 export type LedgerBrowse = z.infer<typeof LedgerBrowseSchema>;
 
-export interface LedgerPage {
+export interface LedgerEntriesPage {
   /** Newest first. */
   entries: LedgerEntry[];
   /** Entries in the ledger as a whole. */

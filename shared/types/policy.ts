@@ -39,7 +39,11 @@ export const BreakerSchema = z
     /** Consecutive failed calls that open the breaker. */
     failures: z.number().int().min(1).max(1000),
     /** How long it stays open before one probe call is let through. */
-    cooldownMs: z.number().int().min(0).max(24 * 3600 * 1000),
+    cooldownMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(24 * 3600 * 1000),
   })
   .strict();
 
@@ -71,7 +75,11 @@ export const CreateLimitsSchema = z
     maxCpus: z.number().positive(),
     maxPids: z.number().int().positive(),
     /** Disk images are sparse files on the host: this bounds what one agent sandbox may claim (16 GiB unless set). */
-    maxDiskBytes: z.number().int().positive().default(16 * 1024 ** 3),
+    maxDiskBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(16 * 1024 ** 3),
     maxTtlSeconds: z.number().int().positive(),
     /** Sandboxes one agent may have at once. */
     maxSandboxes: z.number().int().positive(),
@@ -79,7 +87,10 @@ export const CreateLimitsSchema = z
     requireAttestation: z.boolean().optional(),
   })
   .strict()
-  .refine((c) => !c.requireRuntime || c.runtimes.includes(c.requireRuntime), { message: 'requireRuntime must be one of runtimes', path: ['requireRuntime'] });
+  .refine((c) => !c.requireRuntime || c.runtimes.includes(c.requireRuntime), {
+    message: 'requireRuntime must be one of runtimes',
+    path: ['requireRuntime'],
+  });
 export type CreateLimits = z.output<typeof CreateLimitsSchema>;
 
 /**
@@ -93,11 +104,19 @@ export const AgentLimitsSchema = z
     /** Execs of one agent running at once. */
     concurrentExecs: z.number().int().positive().default(8),
     /** Output (stdout+stderr) one agent may receive per hour (a bucket refilled over the hour). */
-    outputBytesPerHour: z.number().int().positive().default(1024 * 1024 * 1024),
+    outputBytesPerHour: z
+      .number()
+      .int()
+      .positive()
+      .default(1024 * 1024 * 1024),
     /** Runs one agent may have open at once; a call that would open one more is refused. */
     maxOpenRuns: z.number().int().positive().default(50),
     /** A run with no call for this long ends (its key then starts nothing: use a new one). */
-    runIdleMs: z.number().int().positive().default(30 * 60 * 1000),
+    runIdleMs: z
+      .number()
+      .int()
+      .positive()
+      .default(30 * 60 * 1000),
   })
   .strict();
 export type AgentLimitsPolicy = z.output<typeof AgentLimitsSchema>;
@@ -120,7 +139,11 @@ const PolicyBodySchema = z
     approvals: z
       .object({
         /** How long an `ask` waits for a person; then it is denied. */
-        timeoutMs: z.number().int().positive().max(24 * 3600 * 1000),
+        timeoutMs: z
+          .number()
+          .int()
+          .positive()
+          .max(24 * 3600 * 1000),
       })
       .strict(),
     files: z

@@ -3,7 +3,17 @@ import type { Budgets, PolicyAction } from './policy.js';
 
 // Runs and tool calls: what agents did, in order, with each decision and result. Pushed live to the UI.
 
-export const TOOL_NAMES = ['sandbox.create', 'sandbox.destroy', 'sandbox.start', 'sandbox.stop', 'sandbox.inspect', 'exec', 'file.read', 'file.write', 'file.list'] as const;
+export const TOOL_NAMES = [
+  'sandbox.create',
+  'sandbox.destroy',
+  'sandbox.start',
+  'sandbox.stop',
+  'sandbox.inspect',
+  'exec',
+  'file.read',
+  'file.write',
+  'file.list',
+] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
 export const RUN_STATUSES = ['active', 'finished', 'expired'] as const;

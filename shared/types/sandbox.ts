@@ -64,12 +64,15 @@ export const SandboxSpecSchema = z
       .string()
       .refine((p) => p.startsWith('/'), 'workspace must be an absolute host path')
       .optional(),
-    env: z
-      .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'env names are letters, digits and _'), z.string())
-      .optional(),
+    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'env names are letters, digits and _'), z.string()).optional(),
     runtime: z.enum(RUNTIMES).optional(),
     labels: z.record(z.string().max(128), z.string().max(1024)).optional(),
-    ttlSeconds: z.number().int().positive().max(30 * 24 * 3600).optional(),
+    ttlSeconds: z
+      .number()
+      .int()
+      .positive()
+      .max(30 * 24 * 3600)
+      .optional(),
     readOnlyRoot: z.boolean().optional(),
     tmpSize: byteSize('tmpSize', MiB, 64 * GiB).optional(),
     /** Bound on what the sandbox may write to its root filesystem (and a /tmp that is part of it). */

@@ -1,4 +1,5 @@
-// Human sizes ("512m", "1.5g", "2048k", "1073741824") to bytes, the way podman's --memory reads them.
+// Human sizes ("512m", "1.5g", "2048k", "1073741824") to bytes, the way podman's --memory reads them,
+// and bytes back to a size for a person.
 
 const UNIT_FACTORS: Record<string, number> = {
   '': 1,
@@ -25,7 +26,9 @@ export function parseByteSize(text: string): number | null {
   return Number.isFinite(bytes) ? bytes : null;
 }
 
+/** Bytes for a person, in binary units ("512 MiB", "1.5 GiB"); the CLI's tables and the UI both use it. */
 export function formatByteSize(bytes: number): string {
+  if (!Number.isFinite(bytes)) return '–';
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
   let value = bytes;
   let unit = 0;
@@ -33,5 +36,5 @@ export function formatByteSize(bytes: number): string {
     value /= 1024;
     unit += 1;
   }
-  return `${unit === 0 ? value : value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+  return `${unit === 0 ? value.toFixed(0) : value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
 }

@@ -1,10 +1,12 @@
 // `warden audit …`: verify the ledger (or an exported bundle, offline), export evidence, sign a
-// checkpoint, read entries. Exit 0 when what was checked is sound, 1 when it is not.
+// checkpoint, read entries. Exit 0 when what was checked is sound, 1 when it is not. The ledger
+// (better-sqlite3, the signing code) loads only when one of them runs.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { WardenError } from '../../../shared/errors.js';
 import type { LedgerEntry, VerifyResult } from '../../../shared/types/ledger.js';
-import { defaultKeyDir, defaultLedgerFile, exportBundle, Ledger, renderReportHtml, verifyBundle, verifyLedgerFile } from '../../engine/ledger/index.js';
+import type { Ledger } from '../../engine/ledger/index.js';
+import { defaultKeyDir, defaultLedgerFile } from '../../engine/ledger/paths.js';
 import { printJson, runCommand } from '../output.js';
 
 const REASONS: Record<string, string> = {
@@ -14,7 +16,8 @@ const REASONS: Record<string, string> = {
   duplicate: 'this entry is a copy of another one',
   reordered: 'an entry from elsewhere in the log was moved here',
   inserted: 'this entry was spliced in: the entry after it links past it',
-  'checkpoint mismatch': 'the entries from here on do not match what a signed checkpoint vouched for (cut short, older copy restored, or rewritten)',
+  'checkpoint mismatch':
+    'the entries from here on do not match what a signed checkpoint vouched for (cut short, older copy restored, or rewritten)',
   'bad signature': 'a checkpoint does not verify with the ledger key',
 };
 
@@ -95,13 +98,23 @@ interface ExportOpts {
   ledger?: string;
 }
 
-function openLedger(opts: { ledger?: string }): Ledger {
+const ledgerCode = () => import('../../engine/ledger/index.js');
+
+async function openLedger(opts: { ledger?: string }): Promise<Ledger> {
+  const { Ledger } = await ledgerCode();
   // No schedule in a short-lived CLI process; export and checkpoint sign explicitly.
   return Ledger.open(ledgerFile(opts), { keyDir: defaultKeyDir(), checkpointEveryMs: 0, checkpointOnClose: false });
 }
 
 function printEntries(entries: LedgerEntry[]): string {
-  return entries.map((e) => clean(`${String(e.seq).padStart(7)}  ${e.time}  ${e.sandboxId ?? '-'}  ${e.actor}  ${e.kind}  ${JSON.stringify(e.payload).slice(0, 160)}`) + '\n').join('');
+  return entries
+    .map(
+      (e) =>
+        clean(
+          `${String(e.seq).padStart(7)}  ${e.time}  ${e.sandboxId ?? '-'}  ${e.actor}  ${e.kind}  ${JSON.stringify(e.payload).slice(0, 160)}`,
+        ) + '\n',
+    )
+    .join('');
 }
 
 export function registerAudit(program: Command): void {
@@ -109,7 +122,9 @@ export function registerAudit(program: Command): void {
 
   audit
     .command('verify')
-    .description('check every entry, the hash chain and the Merkle root against the signed checkpoints; or an exported bundle with --report')
+    .description(
+      'check every entry, the hash chain and the Merkle root against the signed checkpoints; or an exported bundle with --report',
+    )
     .option('--json', 'print { ok, entries, firstBad, checkpoint } as JSON')
     .option('--report <file>', 'verify an exported evidence bundle offline instead of the ledger')
     .option('--previous <file>', 'with --report: an earlier bundle this one must extend')
@@ -118,14 +133,22 @@ export function registerAudit(program: Command): void {
     .action((opts: VerifyOpts) =>
       runCommand(!!opts.json, async () => {
         const vkey = keyOption(opts.key);
+        const { verifyBundle, verifyLedgerFile } = await ledgerCode();
         let result: VerifyResult;
         if (opts.report !== undefined) {
           const previous = opts.previous !== undefined ? readJson(opts.previous, 'the previous bundle') : undefined;
-          result = verifyBundle(readJson(opts.report, 'the bundle'), { ...(vkey ? { vkey } : {}), ...(previous !== undefined ? { previous } : {}) });
+          result = verifyBundle(readJson(opts.report, 'the bundle'), {
+            ...(vkey ? { vkey } : {}),
+            ...(previous !== undefined ? { previous } : {}),
+          });
         } else {
           if (opts.previous !== undefined) throw new WardenError('E_BAD_INPUT', '--previous goes with --report');
           const onProgress = progress(!!opts.json);
-          result = verifyLedgerFile(ledgerFile(opts), { keyDir: defaultKeyDir(), ...(vkey ? { vkey } : {}), ...(onProgress ? { onProgress } : {}) });
+          result = verifyLedgerFile(ledgerFile(opts), {
+            keyDir: defaultKeyDir(),
+            ...(vkey ? { vkey } : {}),
+            ...(onProgress ? { onProgress } : {}),
+          });
         }
         if (opts.json) printJson({ ok: result.ok, entries: result.entries, firstBad: result.firstBad, checkpoint: result.checkpoint });
         else process.stdout.write(explain(result, opts.report !== undefined ? `bundle ${opts.report}` : 'ledger'));
@@ -147,7 +170,8 @@ export function registerAudit(program: Command): void {
       runCommand(!!opts.json, async () => {
         const fromSeq = seqOption(opts.from, '--from');
         const toSeq = seqOption(opts.to, '--to');
-        const ledger = openLedger(opts);
+        const { exportBundle, renderReportHtml, verifyBundle } = await ledgerCode();
+        const ledger = await openLedger(opts);
         try {
           const bundle = exportBundle(ledger, {
             ...(opts.sandbox !== undefined ? { sandboxId: opts.sandbox } : {}),
@@ -156,10 +180,18 @@ export function registerAudit(program: Command): void {
           });
           writeFileSync(opts.out, `${JSON.stringify(bundle, null, 1)}\n`);
           if (opts.html !== undefined) writeFileSync(opts.html, renderReportHtml(bundle, verifyBundle(bundle)));
-          const summary = { out: opts.out, html: opts.html ?? null, entries: bundle.entries.length, checkpoint: { size: bundle.checkpoint.size, root: bundle.checkpoint.root }, verification: bundle.verification };
+          const summary = {
+            out: opts.out,
+            html: opts.html ?? null,
+            entries: bundle.entries.length,
+            checkpoint: { size: bundle.checkpoint.size, root: bundle.checkpoint.root },
+            verification: bundle.verification,
+          };
           if (opts.json) printJson(summary);
           else {
-            process.stdout.write(`wrote ${opts.out}: ${bundle.entries.length} entries, checkpoint of ${bundle.checkpoint.size} entries (root ${bundle.checkpoint.root})${opts.html ? `, report ${opts.html}` : ''}\n`);
+            process.stdout.write(
+              `wrote ${opts.out}: ${bundle.entries.length} entries, checkpoint of ${bundle.checkpoint.size} entries (root ${bundle.checkpoint.root})${opts.html ? `, report ${opts.html}` : ''}\n`,
+            );
             process.stdout.write(explain(bundle.verification, 'ledger'));
             process.stdout.write(`signing key: ${clean(bundle.publicKey.vkey)}\n`);
           }
@@ -177,7 +209,7 @@ export function registerAudit(program: Command): void {
     .option('--ledger <file>', 'the ledger database (default: WARDEN_HOME/ledger.db)')
     .action((opts: { json?: boolean; ledger?: string }) =>
       runCommand(!!opts.json, async () => {
-        const ledger = openLedger(opts);
+        const ledger = await openLedger(opts);
         try {
           const cp = ledger.checkpoint('manual');
           if (opts.json) printJson(cp);
@@ -201,7 +233,7 @@ export function registerAudit(program: Command): void {
       runCommand(!!opts.json, async () => {
         const fromSeq = seqOption(opts.from, '--from');
         const limit = seqOption(opts.limit, '--limit') ?? 100;
-        const ledger = openLedger(opts);
+        const ledger = await openLedger(opts);
         try {
           const entries = ledger.entries({
             limit: Math.min(limit, 100_000),

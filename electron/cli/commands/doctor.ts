@@ -1,10 +1,9 @@
+// `warden doctor`: the engine loads only when it runs.
 import type { Command } from 'commander';
 import { toErrorInfo } from '../../../shared/errors.js';
 import type { DoctorReport } from '../../../shared/types/engine.js';
-import { runDoctor } from '../../engine/doctor.js';
 import { ensureWardenHome } from '../../engine/paths.js';
 import type { PodmanEngine } from '../../engine/podman/podman-engine.js';
-import { openPodman } from '../open-engine.js';
 import { printJson, runCommand } from '../output.js';
 
 function printReport(report: DoctorReport): void {
@@ -24,6 +23,7 @@ export function registerDoctor(program: Command): void {
     .action((opts: { json?: boolean; fresh?: boolean }) =>
       runCommand(!!opts.json, async () => {
         const home = ensureWardenHome();
+        const [{ runDoctor }, { openPodman }] = await Promise.all([import('../../engine/doctor.js'), import('../open-engine.js')]);
         let engine: PodmanEngine | null = null;
         let report: DoctorReport;
         try {

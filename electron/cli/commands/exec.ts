@@ -1,7 +1,6 @@
+// `warden exec`: validation and the backend load when it runs, not with every other command.
 import type { Command } from 'commander';
-import { parseRequest } from '../../../shared/contracts/validate.js';
 import { WardenError } from '../../../shared/errors.js';
-import { withBackend } from '../backend.js';
 import { runCommand } from '../output.js';
 import { collectPairs, pairsToRecord, parseNumberOption } from '../parse-options.js';
 
@@ -46,6 +45,10 @@ export function registerExec(program: Command): void {
       runCommand(false, async () => {
         const seconds = parseNumberOption('timeout', o.timeout);
         if (seconds !== undefined && seconds <= 0) throw new WardenError('E_BAD_INPUT', '--timeout must be more than 0 seconds');
+        const [{ parseRequest }, { withBackend }] = await Promise.all([
+          import('../../../shared/contracts/validate.js'),
+          import('../backend.js'),
+        ]);
         const { ref, request } = parseRequest('exec.run', {
           ref: name,
           request: {
@@ -60,7 +63,10 @@ export function registerExec(program: Command): void {
         const result = await withBackend((b) => b.exec(ref, request, sinks));
         await sinks.drain();
         if (result.timedOut) process.stderr.write(`warden: timed out after ${seconds}s; the command and its children were killed\n`);
-        if (result.oomKilled) process.stderr.write('warden: the command was killed for running out of memory (the sandbox memory limit); create the sandbox with a larger --memory\n');
+        if (result.oomKilled)
+          process.stderr.write(
+            'warden: the command was killed for running out of memory (the sandbox memory limit); create the sandbox with a larger --memory\n',
+          );
         if (result.truncated) process.stderr.write('warden: output was cut at the output limit\n');
         return result.exitCode;
       }),

@@ -1,6 +1,6 @@
+// `warden mcp`: the MCP SDK and the engine load only when it runs.
 import type { Command } from 'commander';
 import { runCommand } from '../output.js';
-import { runMcp } from '../../mcp/index.js';
 
 export function registerMcp(program: Command): void {
   program
@@ -8,5 +8,10 @@ export function registerMcp(program: Command): void {
     .description('serve the Warden tools over MCP (stdio) for a coding agent; uses a running Warden when WARDEN_TOKEN is set')
     .option('--agent <name>', 'agent name for the record (in-process mode; with WARDEN_TOKEN the token names the agent)', 'mcp')
     .option('--run <key>', 'group all calls into this run (X-Warden-Run)')
-    .action((o: { agent: string; run?: string }) => runCommand(false, () => runMcp({ agent: o.agent, ...(o.run ? { runKey: o.run } : {}) })));
+    .action((o: { agent: string; run?: string }) =>
+      runCommand(false, async () => {
+        const { runMcp } = await import('../../mcp/index.js');
+        return runMcp({ agent: o.agent, ...(o.run ? { runKey: o.run } : {}) });
+      }),
+    );
 }

@@ -4,16 +4,21 @@ import type { Command } from 'commander';
 import { WardenError } from '../../../shared/errors.js';
 import type { RunInfo, ToolCallInfo } from '../../../shared/types/run.js';
 import { ensureWardenHome } from '../../engine/paths.js';
-import { WardenClient } from '../../server/client.js';
+import type { AgentClient } from '../../server/client.js';
 import { findServer } from '../../server/server-file.js';
-import { TokenStore } from '../../server/tokens.js';
 import { printJson, runCommand } from '../output.js';
 
-async function client(): Promise<WardenClient> {
+async function client(): Promise<AgentClient> {
   const home = ensureWardenHome();
   const server = await findServer(home);
-  if (!server) throw new WardenError('E_ENGINE_UNREACHABLE', 'no running Warden for this WARDEN_HOME: runs live in the app or `warden serve`', 'start `warden serve`; the ledger keeps the record of past runs');
-  return new WardenClient(server.url, new TokenStore(home).userToken());
+  if (!server)
+    throw new WardenError(
+      'E_ENGINE_UNREACHABLE',
+      'no running Warden for this WARDEN_HOME: runs live in the app or `warden serve`',
+      'start `warden serve`; the ledger keeps the record of past runs',
+    );
+  const [{ AgentClient }, { TokenStore }] = await Promise.all([import('../../server/client.js'), import('../../server/tokens.js')]);
+  return new AgentClient(server.url, new TokenStore(home).userToken());
 }
 
 function runLine(r: RunInfo): string {
@@ -34,7 +39,7 @@ export function registerRun(program: Command): void {
     .option('--json')
     .action((o: { agent?: string; json?: boolean }) =>
       runCommand(!!o.json, async () => {
-        const runs = (await (await client()).listRuns()).filter((r) => !o.agent || r.agent === o.agent);
+        const runs = (await (await client()).request('run.list')).filter((r) => !o.agent || r.agent === o.agent);
         if (o.json) return printJson(runs);
         runs.forEach((r) => process.stdout.write(runLine(r)));
       }),
@@ -45,7 +50,7 @@ export function registerRun(program: Command): void {
     .option('--json')
     .action((id: string, o: { json?: boolean }) =>
       runCommand(!!o.json, async () => {
-        const detail = await (await client()).getRun(id);
+        const detail = await (await client()).request('run.get', { params: { run: id } });
         if (o.json) return printJson(detail);
         process.stdout.write(runLine(detail));
         detail.toolCalls.forEach((c) => process.stdout.write(callLine(c)));
@@ -57,23 +62,15 @@ export function registerRun(program: Command): void {
     .argument('<run>')
     .action((id: string) =>
       runCommand(false, async () => {
-        const c = await client();
-        const res = await c.raw('GET', `/v1/runs/${encodeURIComponent(id)}/events`);
-        if (res.status !== 200 || !res.body) return void (await c.getRun(id));
-        let pending = '';
-        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-          pending += Buffer.from(chunk).toString('utf8');
-          let nl: number;
-          while ((nl = pending.indexOf('\n')) >= 0) {
-            const e = JSON.parse(pending.slice(0, nl)) as { type: string; run?: RunInfo & { toolCalls?: ToolCallInfo[] }; call?: ToolCallInfo };
-            pending = pending.slice(nl + 1);
-            if (e.type === 'snapshot' && e.run) {
-              process.stdout.write(runLine(e.run));
-              e.run.toolCalls?.forEach((x) => process.stdout.write(callLine(x)));
-            } else if (e.type === 'call' && e.call) process.stdout.write(callLine(e.call));
-            else if (e.type === 'run' && e.run && e.run.status !== 'active') process.stdout.write(`run ${e.run.status}\n`);
-          }
-        }
+        await (
+          await client()
+        ).stream('run.events', { params: { run: id } }, (e) => {
+          if (e.type === 'snapshot') {
+            process.stdout.write(runLine(e.run));
+            e.run.toolCalls.forEach((x) => process.stdout.write(callLine(x)));
+          } else if (e.type === 'call') process.stdout.write(callLine(e.call));
+          else if (e.run.status !== 'active') process.stdout.write(`run ${e.run.status}\n`);
+        });
       }),
     );
   run
@@ -82,7 +79,7 @@ export function registerRun(program: Command): void {
     .option('--json')
     .action((o: { json?: boolean }) =>
       runCommand(!!o.json, async () => {
-        const list = await (await client()).listApprovals();
+        const list = await (await client()).request('approval.list');
         if (o.json) return printJson(list);
         for (const a of list) {
           process.stdout.write(`${a.id}  ${a.agent}  ${a.summary}  (until ${a.deadline}: ${a.reason})\n`);
@@ -102,7 +99,12 @@ export function registerRun(program: Command): void {
       .option('--json')
       .action((id: string, o: { always?: boolean; json?: boolean }) =>
         runCommand(!!o.json, async () => {
-          const a = await (await client()).decide(id, verb === 'deny' ? 'deny' : o.always ? 'approve-run' : 'approve-once');
+          const a = await (
+            await client()
+          ).request('approval.decide', {
+            params: { id },
+            body: { decision: verb === 'deny' ? 'deny' : o.always ? 'approve-run' : 'approve-once' },
+          });
           if (o.json) return printJson(a);
           process.stdout.write(`${a.status}: ${a.summary}\n`);
         }),

@@ -1,12 +1,22 @@
+// `warden sandbox …`. Only the option definitions load with the CLI; validation (zod) and the backend
+// are imported by the action that runs, so `--help` and other commands skip them.
 import type { Command } from 'commander';
-import { parseRequest } from '../../../shared/contracts/validate.js';
 import type { SandboxInfo } from '../../../shared/types/sandbox.js';
-import { withBackend, type LifecycleVerb } from '../backend.js';
+import type { LifecycleVerb } from '../backend.js';
 import { printResult, runCommand } from '../output.js';
 import { collectPairs, pairsToRecord, parseIntegerOption, parseNumberOption } from '../parse-options.js';
 import { formatSandboxTable } from '../sandbox-table.js';
 import { formatAttestation } from '../attestation-format.js';
 import { resolve } from 'node:path';
+
+/** What every sandbox action needs, loaded when one runs. */
+async function load() {
+  const [{ parseRequest }, { withBackend, lifecycle }] = await Promise.all([
+    import('../../../shared/contracts/validate.js'),
+    import('../backend.js'),
+  ]);
+  return { parseRequest, withBackend, lifecycle };
+}
 
 interface CreateOptions {
   name?: string;
@@ -53,6 +63,7 @@ export function registerSandbox(program: Command): void {
     .option('--json', 'print the sandbox as JSON')
     .action((o: CreateOptions) =>
       runCommand(!!o.json, async () => {
+        const { parseRequest, withBackend } = await load();
         const spec = parseRequest('sandbox.create', {
           name: o.name,
           image: o.image,
@@ -69,7 +80,7 @@ export function registerSandbox(program: Command): void {
           tmpSize: o.readOnly ? o.tmpSize : undefined,
           disk: o.disk,
         });
-        const info = await withBackend((b) => b.create(spec));
+        const info = await withBackend((b) => b['sandbox.create']({ body: spec }));
         printResult(!!o.json, info, describe);
       }),
     );
@@ -81,7 +92,8 @@ export function registerSandbox(program: Command): void {
     .option('--json', 'print the list as JSON')
     .action((o: { json?: boolean }) =>
       runCommand(!!o.json, async () => {
-        const list = await withBackend((b) => b.list());
+        const { withBackend } = await import('../backend.js');
+        const list = await withBackend((b) => b['sandbox.list']());
         printResult(!!o.json, list, formatSandboxTable);
       }),
     );
@@ -92,8 +104,9 @@ export function registerSandbox(program: Command): void {
     .option('--json', 'print as JSON')
     .action((name: string, o: { json?: boolean }) =>
       runCommand(!!o.json, async () => {
+        const { parseRequest, withBackend } = await load();
         const { ref } = parseRequest('sandbox.inspect', { ref: name });
-        const info = await withBackend((b) => b.inspect(ref));
+        const info = await withBackend((b) => b['sandbox.inspect']({ params: { id: ref } }));
         printResult(!!o.json, info, (i) => formatSandboxTable([i]));
       }),
     );
@@ -112,8 +125,9 @@ export function registerSandbox(program: Command): void {
       .option('--json', 'print the sandbox as JSON')
       .action((name: string, o: { json?: boolean }) =>
         runCommand(!!o.json, async () => {
+          const { parseRequest, withBackend, lifecycle } = await load();
           const { ref } = parseRequest(`sandbox.${verb}`, { ref: name });
-          const info = await withBackend((b) => b.lifecycle(verb, ref));
+          const info = await withBackend((b) => lifecycle(b, verb, ref));
           printResult(!!o.json, info, describe);
         }),
       );
@@ -126,6 +140,7 @@ export function registerSandbox(program: Command): void {
     .option('--json', 'print the attestation as JSON')
     .action((name: string, o: { deep?: boolean; json?: boolean }) =>
       runCommand(!!o.json, async () => {
+        const { parseRequest, withBackend } = await load();
         const { ref, deep } = parseRequest('sandbox.attest', { ref: name, deep: o.deep });
         const result = await withBackend((b) => b.attest(ref, deep ?? false));
         printResult(!!o.json, result, formatAttestation);
@@ -140,8 +155,9 @@ export function registerSandbox(program: Command): void {
     .option('--json', 'print what was removed as JSON')
     .action((name: string, o: { json?: boolean }) =>
       runCommand(!!o.json, async () => {
+        const { parseRequest, withBackend } = await load();
         const { ref } = parseRequest('sandbox.destroy', { ref: name });
-        const gone = await withBackend((b) => b.destroy(ref));
+        const gone = await withBackend((b) => b['sandbox.destroy']({ params: { id: ref } }));
         printResult(!!o.json, { removed: gone }, (r) => `removed ${r.removed.name}\n`);
       }),
     );

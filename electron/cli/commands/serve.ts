@@ -1,8 +1,7 @@
+// `warden serve`: the server (fastify, the engine, the ledger) loads only when it runs.
 import type { Command } from 'commander';
 import { WardenError } from '../../../shared/errors.js';
-import { startServer } from '../../server/index.js';
 import { findServer } from '../../server/server-file.js';
-import { webShellOf } from '../../server/web-shell/index.js';
 import { ensureWardenHome } from '../../engine/paths.js';
 import { runCommand } from '../output.js';
 import { parseIntegerOption } from '../parse-options.js';
@@ -18,9 +17,18 @@ export function registerServe(program: Command): void {
         if (port !== undefined && (port < 0 || port > 65535)) throw new WardenError('E_BAD_INPUT', '--port must be 0–65535');
         const home = ensureWardenHome();
         const other = await findServer(home);
-        if (other) throw new WardenError('E_CONFLICT', `Warden already serves this home at ${other.url} (pid ${other.pid})`, 'stop it first, or use another WARDEN_HOME');
+        if (other)
+          throw new WardenError(
+            'E_CONFLICT',
+            `Warden already serves this home at ${other.url} (pid ${other.pid})`,
+            'stop it first, or use another WARDEN_HOME',
+          );
         // stdout's first line is the URL (scripts read it); the control panel's login link goes to stderr.
         process.env.WARDEN_WEB_SHELL_QUIET = '1';
+        const [{ startServer }, { webShellOf }] = await Promise.all([
+          import('../../server/index.js'),
+          import('../../server/web-shell/index.js'),
+        ]);
         const server = await startServer({ home, ...(port !== undefined ? { port } : {}) });
         process.stdout.write(`${server.url}\n`);
         process.stderr.write(`warden: serving ${server.url} (127.0.0.1 only); policy ${server.gateway.policySource}; Ctrl-C to stop\n`);

@@ -1,7 +1,12 @@
+// `warden token …`: the token store loads only when one of them runs.
 import type { Command } from 'commander';
 import { ensureWardenHome } from '../../engine/paths.js';
-import { TokenStore } from '../../server/tokens.js';
 import { printJson, runCommand } from '../output.js';
+
+async function tokenStore() {
+  const { TokenStore } = await import('../../server/tokens.js');
+  return new TokenStore(ensureWardenHome());
+}
 
 export function registerToken(program: Command): void {
   const token = program.command('token').description('agent tokens for the HTTP API and MCP (stored hashed, 0600, in WARDEN_HOME)');
@@ -12,7 +17,7 @@ export function registerToken(program: Command): void {
     .option('--json', 'print {"agent","token"} as JSON')
     .action((o: { agent: string; json?: boolean }) =>
       runCommand(!!o.json, async () => {
-        const { info, token: value } = new TokenStore(ensureWardenHome()).create(o.agent);
+        const { info, token: value } = (await tokenStore()).create(o.agent);
         if (o.json) printJson({ agent: info.agent, token: value, id: info.id });
         else process.stdout.write(`${value}\n`);
         if (!o.json) process.stderr.write(`token ${info.id} for agent ${info.agent}: keep it secret; it is not shown again\n`);
@@ -24,9 +29,12 @@ export function registerToken(program: Command): void {
     .option('--json', 'print as JSON')
     .action((o: { json?: boolean }) =>
       runCommand(!!o.json, async () => {
-        const list = new TokenStore(ensureWardenHome()).list();
+        const list = (await tokenStore()).list();
         if (o.json) return printJson(list);
-        for (const t of list) process.stdout.write(`${t.id}  ${t.role.padEnd(5)}  ${t.agent.padEnd(20)}  ${t.revokedAt ? `revoked ${t.revokedAt}` : `created ${t.createdAt}`}\n`);
+        for (const t of list)
+          process.stdout.write(
+            `${t.id}  ${t.role.padEnd(5)}  ${t.agent.padEnd(20)}  ${t.revokedAt ? `revoked ${t.revokedAt}` : `created ${t.createdAt}`}\n`,
+          );
       }),
     );
   token
@@ -36,7 +44,7 @@ export function registerToken(program: Command): void {
     .option('--json', 'print as JSON')
     .action((what: string, o: { json?: boolean }) =>
       runCommand(!!o.json, async () => {
-        const n = new TokenStore(ensureWardenHome()).revoke(what);
+        const n = (await tokenStore()).revoke(what);
         if (o.json) printJson({ revoked: n });
         else process.stdout.write(`revoked ${n} token${n === 1 ? '' : 's'}\n`);
       }),

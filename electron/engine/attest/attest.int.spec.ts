@@ -123,7 +123,10 @@ describe('attestation', () => {
     const sb = await engine['sandbox.create'](spec());
     await engine.attestations.idle();
     await engine['sandbox.stop']({ ref: sb.name });
-    await expect(engine['sandbox.attest']({ ref: sb.name })).rejects.toMatchObject({ code: 'E_BAD_INPUT', message: expect.stringContaining('only a running sandbox') });
+    await expect(engine['sandbox.attest']({ ref: sb.name })).rejects.toMatchObject({
+      code: 'E_BAD_INPUT',
+      message: expect.stringContaining('only a running sandbox'),
+    });
   });
 
   it('passes a gVisor (runsc) sandbox, plain and deep, and it keeps running', async (c) => {

@@ -10,7 +10,10 @@ import { parseMountinfo, unexpectedHostMounts } from './mounts.js';
 const HOST_VERSION = 'Linux version 6.18.44-fc-v769 (builder@sandboxing) #1 SMP PREEMPT_DYNAMIC @0';
 const MiB = 1024 * 1024;
 
-const sec = (parts: Record<string, string>) => Object.entries(parts).map(([k, v]) => `\n${SECTION_MARK} ${k}\n${v}`).join('\n');
+const sec = (parts: Record<string, string>) =>
+  Object.entries(parts)
+    .map(([k, v]) => `\n${SECTION_MARK} ${k}\n${v}`)
+    .join('\n');
 
 const RUNC_MOUNTS = `300 216 0:102 / / rw,relatime - overlay overlay rw,lowerdir=/x
 301 300 0:105 / /proc rw,nosuid - proc proc rw
@@ -26,7 +29,8 @@ const RUNC_MOUNTS = `300 216 0:102 / / rw,relatime - overlay overlay rw,lowerdir
 
 const RUNC = sec({
   version: HOST_VERSION,
-  status: 'CapInh:\t0000000000000000\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\nCapAmb:\t0000000000000000\nNoNewPrivs:\t1\nSeccomp:\t2',
+  status:
+    'CapInh:\t0000000000000000\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\nCapAmb:\t0000000000000000\nNoNewPrivs:\t1\nSeccomp:\t2',
   uid_map: '         0 2147483647      65536',
   dmesg: 'dmesg: read kernel buffer failed: Operation not permitted',
   netdev: 'Inter-|   Receive |  Transmit\n face |bytes packets|bytes\n    lo:       0       0    0',
@@ -42,7 +46,8 @@ const GVISOR = sec({
   uid_map: '         0          0 4294967295',
   dmesg: '[   0.000000] Starting gVisor...\n[   0.512000] Reticulating splines...',
   netdev: 'Inter-|   Receive |  Transmit\n face |bytes packets|bytes\n    lo:       0       0    0',
-  mountinfo: '1 0 0:1 / / rw - 9p none rw\n2 1 0:2 / /proc rw - proc none rw\n3 1 0:3 / /dev rw - devtmpfs none rw\n4 1 0:4 / /etc/hosts rw - 9p none rw',
+  mountinfo:
+    '1 0 0:1 / / rw - 9p none rw\n2 1 0:2 / /proc rw - proc none rw\n3 1 0:3 / /dev rw - devtmpfs none rw\n4 1 0:4 / /etc/hosts rw - 9p none rw',
   memory: 'none',
   pids: 'none',
   reachable: '',
@@ -89,7 +94,11 @@ describe('attestation verdicts', () => {
     expect(byId(plainChecks(parseSections(GVISOR), expectRunc()))['runtime']!.ok).toBe(false);
     // krun: a guest kernel of its own, or it is no microVM
     expect(byId(plainChecks(parseSections(RUNC), expectRunc({ runtime: 'krun' })))['runtime']!.ok).toBe(false);
-    expect(byId(plainChecks(parseSections(RUNC.replace(HOST_VERSION, 'Linux version 6.2.0 (libkrunfw)')), expectRunc({ runtime: 'krun' })))['runtime']!.ok).toBe(true);
+    expect(
+      byId(plainChecks(parseSections(RUNC.replace(HOST_VERSION, 'Linux version 6.2.0 (libkrunfw)')), expectRunc({ runtime: 'krun' })))[
+        'runtime'
+      ]!.ok,
+    ).toBe(true);
   });
 
   it('fails a sandbox whose limits differ from the promise, naming both numbers', () => {
@@ -101,16 +110,27 @@ describe('attestation verdicts', () => {
   });
 
   it('fails capabilities, no-new-privs, seccomp and the user namespace of a plain root container', () => {
-    const weak = RUNC.replace('CapEff:\t0000000000000000', 'CapEff:\t00000000a80425fb').replace('NoNewPrivs:\t1', 'NoNewPrivs:\t0').replace('Seccomp:\t2', 'Seccomp:\t0').replace('0 2147483647      65536', '0 0 4294967295');
+    const weak = RUNC.replace('CapEff:\t0000000000000000', 'CapEff:\t00000000a80425fb')
+      .replace('NoNewPrivs:\t1', 'NoNewPrivs:\t0')
+      .replace('Seccomp:\t2', 'Seccomp:\t0')
+      .replace('0 2147483647      65536', '0 0 4294967295');
     const c = byId(plainChecks(parseSections(weak), expectRunc()));
-    expect([c['capabilities'], c['no-new-privileges'], c['seccomp'], c['user-namespace']].map((x) => x!.ok)).toEqual([false, false, false, false]);
+    expect([c['capabilities'], c['no-new-privileges'], c['seccomp'], c['user-namespace']].map((x) => x!.ok)).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(c['capabilities']!.evidence).toContain('CapEff=a80425fb');
   });
 
   it('judges the network against what was promised', () => {
     const eth = RUNC.replace('    lo:       0       0    0', '    lo: 0 0 0\n  eth0: 1 2 3');
     expect(byId(plainChecks(parseSections(eth), expectRunc()))['network']).toMatchObject({ ok: false, evidence: 'interfaces: lo, eth0' });
-    expect(byId(plainChecks(parseSections(eth), expectRunc({ network: 'nat' })))['network']).toMatchObject({ ok: true, evidence: 'interfaces: lo, eth0' });
+    expect(byId(plainChecks(parseSections(eth), expectRunc({ network: 'nat' })))['network']).toMatchObject({
+      ok: true,
+      evidence: 'interfaces: lo, eth0',
+    });
   });
 
   it('checks a read-only root by the EROFS of a write', () => {
@@ -121,7 +141,10 @@ describe('attestation verdicts', () => {
   });
 
   it('fails a reachable engine socket and a host mount beyond the workspace', () => {
-    const leaky = RUNC.replace(`${SECTION_MARK} reachable\n`, `${SECTION_MARK} reachable\n/run/podman/podman.sock`).replace(RUNC_MOUNTS, `${RUNC_MOUNTS}\n400 300 254:0 /root/.warden /data rw - ext4 /dev/vda rw`);
+    const leaky = RUNC.replace(`${SECTION_MARK} reachable\n`, `${SECTION_MARK} reachable\n/run/podman/podman.sock`).replace(
+      RUNC_MOUNTS,
+      `${RUNC_MOUNTS}\n400 300 254:0 /root/.warden /data rw - ext4 /dev/vda rw`,
+    );
     const c = byId(plainChecks(parseSections(leaky), expectRunc()));
     expect(c['engine-socket']).toMatchObject({ ok: false, evidence: 'reachable: /run/podman/podman.sock' });
     expect(c['mounts']).toMatchObject({ ok: false, evidence: expect.stringContaining('/data (ext4 /root/.warden)') });
@@ -148,7 +171,8 @@ describe('deep tries', () => {
       'deep.pids': 'exit=2\nstarted=28\n/bin/sh: 0: Cannot fork',
       'deep.memory': 'with=python3\nexit=137\n',
       'deep.userns': 'exit=1\nunshare: unshare failed: Operation not permitted',
-      'deep.cgroup': '/sys/fs/cgroup/memory/memory.limit_in_bytes refused: /bin/sh: 25: cannot create /sys/fs/cgroup/memory/memory.limit_in_bytes: Read-only file system',
+      'deep.cgroup':
+        '/sys/fs/cgroup/memory/memory.limit_in_bytes refused: /bin/sh: 25: cannot create /sys/fs/cgroup/memory/memory.limit_in_bytes: Read-only file system',
     });
     expect(Object.values(c).filter((x) => !x.ok)).toEqual([]);
     expect(c['deep.pids']!.evidence).toContain('Cannot fork');
@@ -168,7 +192,10 @@ describe('deep tries', () => {
   });
 
   it('skips with a reason what the image or tier cannot try', () => {
-    expect(deep({ 'deep.memory': 'no-allocator\n' })['deep.memory']).toMatchObject({ skipped: true, evidence: expect.stringContaining('neither python3 nor perl') });
+    expect(deep({ 'deep.memory': 'no-allocator\n' })['deep.memory']).toMatchObject({
+      skipped: true,
+      evidence: expect.stringContaining('neither python3 nor perl'),
+    });
     const g = deep({}, expectRunc({ runtime: 'runsc', deep: true }));
     expect(g['deep.pids']!.skipped && g['deep.memory']!.skipped).toBe(true);
     expect(deepTries(expectRunc({ runtime: 'runsc' })).allocateBytes).toBeNull();

@@ -15,7 +15,13 @@ import { plainChecks, type AttestExpectations } from './verdict.js';
 const PLAIN_TIMEOUT_MS = 30_000;
 const DEEP_TIMEOUT_MS = 180_000;
 /** Engine sockets an agent must never reach, wherever the engine keeps them. */
-const ENGINE_SOCKETS = ['/run/podman/podman.sock', '/var/run/podman/podman.sock', '/var/run/docker.sock', '/run/docker.sock', '/run/user/0/podman/podman.sock'];
+const ENGINE_SOCKETS = [
+  '/run/podman/podman.sock',
+  '/var/run/podman/podman.sock',
+  '/var/run/docker.sock',
+  '/run/docker.sock',
+  '/run/user/0/podman/podman.sock',
+];
 
 export interface AttestOptions {
   deep: boolean;
@@ -53,7 +59,11 @@ export function hostCgroupView(pid: number, containerId: string): AttestExpectat
 
 export async function attest(conn: PodmanConnection, sandbox: SandboxInfo, o: AttestOptions): Promise<Attestation> {
   if (sandbox.state !== 'running') {
-    throw new WardenError('E_BAD_INPUT', `sandbox ${sandbox.name} is ${sandbox.state}: only a running sandbox can be attested`, `start it first: warden sandbox start ${sandbox.name}`);
+    throw new WardenError(
+      'E_BAD_INPUT',
+      `sandbox ${sandbox.name} is ${sandbox.state}: only a running sandbox can be attested`,
+      `start it first: warden sandbox start ${sandbox.name}`,
+    );
   }
   const started = Date.now();
   const raw = await conn.libpod<{ State: { Pid: number } }>('GET', `/containers/${sandbox.id}/json`, undefined, `sandbox ${sandbox.name}`);
@@ -69,9 +79,17 @@ export async function attest(conn: PodmanConnection, sandbox: SandboxInfo, o: At
     host: hostCgroupView(raw.State.Pid, sandbox.id),
   };
   const sockets = [...ENGINE_SOCKETS, conn.info().socketPath, o.home];
-  const script = buildProbe({ forbiddenPaths: [...new Set(sockets)], readOnlyRoot: expect.readOnlyRoot, deep: o.deep ? deepTries(expect) : null });
-  const run = await collectExec(conn, sandbox.id, { cmd: ['/bin/sh', '-c', script], timeoutMs: o.deep ? DEEP_TIMEOUT_MS : PLAIN_TIMEOUT_MS });
-  if (run.timedOut) throw new WardenError('E_ENGINE', `the attestation probe in ${sandbox.name} did not finish`, 'is the sandbox overloaded? try again');
+  const script = buildProbe({
+    forbiddenPaths: [...new Set(sockets)],
+    readOnlyRoot: expect.readOnlyRoot,
+    deep: o.deep ? deepTries(expect) : null,
+  });
+  const run = await collectExec(conn, sandbox.id, {
+    cmd: ['/bin/sh', '-c', script],
+    timeoutMs: o.deep ? DEEP_TIMEOUT_MS : PLAIN_TIMEOUT_MS,
+  });
+  if (run.timedOut)
+    throw new WardenError('E_ENGINE', `the attestation probe in ${sandbox.name} did not finish`, 'is the sandbox overloaded? try again');
   const sections = parseSections(run.stdout.toString('utf8'));
   const checks = [...plainChecks(sections, expect), ...(o.deep ? deepChecks(sections, expect) : [])];
   return {

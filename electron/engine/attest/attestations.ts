@@ -3,7 +3,7 @@
 // sandbox's latest so policy can refuse agents a sandbox whose promises were seen not to hold.
 import type { Attestation } from '../../../shared/types/attestation.js';
 import type { SandboxInfo } from '../../../shared/types/sandbox.js';
-import type { AuditSink } from '../audit-sink.js';
+import { appendDurably, type AuditSink } from '../audit-sink.js';
 import type { EventBus } from '../event-bus.js';
 import type { PodmanConnection } from '../podman/connection.js';
 import { attest } from './attest.js';
@@ -24,7 +24,16 @@ export class Attestations {
 
   async run(sandbox: SandboxInfo, deep: boolean, actor: string): Promise<Attestation> {
     const result = await attest(this.conn, sandbox, { deep, actor, home: this.home });
-    this.audit.append({ actor, sandboxId: sandbox.id, kind: 'sandbox.attested', payload: { name: result.name, runtime: result.runtime, deep, ok: result.ok, durationMs: result.durationMs, checks: result.checks } });
+    // Durable without holding the event loop: a background attestation must not freeze the door
+    // while another process holds the ledger (ledger-lock.int.spec).
+    await appendDurably(this.audit, [
+      {
+        actor,
+        sandboxId: sandbox.id,
+        kind: 'sandbox.attested',
+        payload: { name: result.name, runtime: result.runtime, deep, ok: result.ok, durationMs: result.durationMs, checks: result.checks },
+      },
+    ]);
     this.latest.set(sandbox.id, result);
     this.events.emit('sandbox.attested', result);
     return result;

@@ -3,10 +3,31 @@
 // allowed are Podman's own small files, its init, device nodes, the root image and the workspace.
 
 /** Filesystems that hold nothing of the host's files. */
-const VIRTUAL_FS = new Set(['proc', 'sysfs', 'tmpfs', 'devpts', 'mqueue', 'cgroup', 'cgroup2', 'nsfs', 'securityfs', 'hugetlbfs', 'debugfs', 'tracefs', 'bpf', 'binfmt_misc', 'fusectl', 'pstore', 'configfs']);
+const VIRTUAL_FS = new Set([
+  'proc',
+  'sysfs',
+  'tmpfs',
+  'devpts',
+  'mqueue',
+  'cgroup',
+  'cgroup2',
+  'nsfs',
+  'securityfs',
+  'hugetlbfs',
+  'debugfs',
+  'tracefs',
+  'bpf',
+  'binfmt_misc',
+  'fusectl',
+  'pstore',
+  'configfs',
+]);
 
 /** Files Podman puts in every container, and its init (read-only). */
 const PODMAN_FILES = new Set(['/etc/hosts', '/etc/resolv.conf', '/etc/hostname', '/run/.containerenv', '/run/podman-init', '/dev/init']);
+
+/** Warden's runner binary, bind-mounted read-only from the host into every sandbox (runner/runner-binary.ts). */
+const RUNNER_FILE = '/.warden/runner';
 
 /** The container's own shm (Podman's per-container tmpfs; gVisor shows it as a 9p share). */
 const CONTAINER_SHM = '/dev/shm';
@@ -41,9 +62,10 @@ export function unexpectedHostMounts(entries: MountEntry[], workspace: string | 
   const bad: string[] = [];
   for (const m of entries) {
     if (VIRTUAL_FS.has(m.fsType) || m.mountPoint === '/') continue;
-    if (PODMAN_FILES.has(m.mountPoint) || m.mountPoint === CONTAINER_SHM) continue;
+    if (PODMAN_FILES.has(m.mountPoint) || m.mountPoint === CONTAINER_SHM || m.mountPoint === RUNNER_FILE) continue;
     // Device nodes Podman binds from the host's devtmpfs, and /dev/null over masked /proc files.
-    if (m.fsType === 'devtmpfs' && (m.mountPoint === '/dev' || m.mountPoint.startsWith('/dev/') || m.mountPoint.startsWith('/proc/'))) continue;
+    if (m.fsType === 'devtmpfs' && (m.mountPoint === '/dev' || m.mountPoint.startsWith('/dev/') || m.mountPoint.startsWith('/proc/')))
+      continue;
     if (workspace && (m.mountPoint === '/workspace' || m.mountPoint.startsWith('/workspace/'))) continue;
     bad.push(`${m.mountPoint} (${m.fsType}${m.root !== '/' ? ` ${m.root}` : ''})`);
   }

@@ -28,7 +28,13 @@ const mib = (n: number) => `${Math.round((n / MiB) * 10) / 10} MiB`;
 const clip = (s: string, n = 160) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 const pass = (id: string, promise: string, evidence: string): AttestationCheck => ({ id, promise, ok: true, evidence });
 const fail = (id: string, promise: string, evidence: string): AttestationCheck => ({ id, promise, ok: false, evidence });
-const skip = (id: string, promise: string, reason: string): AttestationCheck => ({ id, promise, ok: true, skipped: true, evidence: reason });
+const skip = (id: string, promise: string, reason: string): AttestationCheck => ({
+  id,
+  promise,
+  ok: true,
+  skipped: true,
+  evidence: reason,
+});
 
 function statusField(status: string, key: string): string | null {
   const line = status.split('\n').find((l) => l.startsWith(`${key}:`));
@@ -44,13 +50,18 @@ function runtimeCheck(s: Map<string, string>, e: AttestExpectations): Attestatio
   const seen = `dmesg ${gvisorSays ? 'says "Starting gVisor"' : 'has no gVisor banner'}; /proc/version ${sameKernel === null ? '(host’s not readable here)' : sameKernel ? 'is the host’s' : 'differs from the host’s'}`;
   if (isGvisor(e.runtime)) return gvisorSays && sameKernel !== true ? pass('runtime', promise, seen) : fail('runtime', promise, seen);
   // A microVM (krun) boots its own guest kernel: the host's would mean no VM at all.
-  if (/krun/i.test(e.runtime)) return sameKernel === false ? pass('runtime', 'runs in a microVM with its own kernel', seen) : fail('runtime', 'runs in a microVM with its own kernel', seen);
+  if (/krun/i.test(e.runtime))
+    return sameKernel === false
+      ? pass('runtime', 'runs in a microVM with its own kernel', seen)
+      : fail('runtime', 'runs in a microVM with its own kernel', seen);
   return !gvisorSays && sameKernel !== false ? pass('runtime', promise, seen) : fail('runtime', promise, seen);
 }
 
 function capsCheck(status: string): AttestationCheck {
   const promise = 'no capabilities';
-  const fields = ['CapEff', 'CapPrm', 'CapBnd', 'CapInh', 'CapAmb'].map((k) => [k, statusField(status, k)] as const).filter(([, v]) => v !== null);
+  const fields = ['CapEff', 'CapPrm', 'CapBnd', 'CapInh', 'CapAmb']
+    .map((k) => [k, statusField(status, k)] as const)
+    .filter(([, v]) => v !== null);
   if (!fields.some(([k]) => k === 'CapEff')) return fail('capabilities', promise, 'no CapEff line in /proc/self/status');
   const nonZero = fields.filter(([, v]) => !/^0+$/.test(v!));
   const seen = fields.map(([k, v]) => `${k}=${v!.replace(/^0+(?=.)/, '')}`).join(' ');
@@ -61,7 +72,9 @@ function noNewPrivsCheck(status: string, gvisor: boolean): AttestationCheck {
   const promise = 'no new privileges (setuid binaries gain nothing)';
   const v = statusField(status, 'NoNewPrivs');
   if (v === null && gvisor) return skip('no-new-privileges', promise, 'n/a under gVisor: its /proc/self/status has no NoNewPrivs line');
-  return v === '1' ? pass('no-new-privileges', promise, 'NoNewPrivs: 1') : fail('no-new-privileges', promise, `NoNewPrivs: ${v ?? 'missing'}`);
+  return v === '1'
+    ? pass('no-new-privileges', promise, 'NoNewPrivs: 1')
+    : fail('no-new-privileges', promise, `NoNewPrivs: ${v ?? 'missing'}`);
 }
 
 function seccompCheck(status: string, gvisor: boolean): AttestationCheck {
@@ -77,18 +90,26 @@ function userNsCheck(uidMap: string, e: AttestExpectations): AttestationCheck {
   const promise = 'root inside is not root on the host (own user namespace)';
   if (isGvisor(e.runtime)) return skip('user-namespace', promise, 'n/a under gVisor: the uid map inside is gVisor’s own');
   if (e.rootless) return skip('user-namespace', promise, 'rootless Podman: the sandbox’s root is already an unprivileged user');
-  const rows = uidMap.split('\n').map((l) => l.trim().split(/\s+/).map(Number)).filter((r) => r.length === 3 && r.every(Number.isFinite));
+  const rows = uidMap
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/).map(Number))
+    .filter((r) => r.length === 3 && r.every(Number.isFinite));
   const seen = `uid_map ${rows.map((r) => r.join(' ')).join(', ') || 'unreadable'}`;
   const identity = rows.some(([inside, outside]) => inside === 0 && outside === 0);
   return rows.length && !identity ? pass('user-namespace', promise, seen) : fail('user-namespace', promise, seen);
 }
 
 function networkCheck(netdev: string, network: 'none' | 'nat'): AttestationCheck {
-  const names = netdev.split('\n').filter((l) => l.includes(':') && !l.includes('|')).map((l) => l.split(':')[0]!.trim());
+  const names = netdev
+    .split('\n')
+    .filter((l) => l.includes(':') && !l.includes('|'))
+    .map((l) => l.split(':')[0]!.trim());
   if (network === 'nat') return pass('network', 'network: nat (outbound through the host)', `interfaces: ${names.join(', ') || 'none'}`);
   const others = names.filter((n) => n !== 'lo');
   const promise = 'no network: only the loopback interface';
-  return names.length && !others.length ? pass('network', promise, 'interfaces: lo') : fail('network', promise, `interfaces: ${names.join(', ') || 'unreadable'}`);
+  return names.length && !others.length
+    ? pass('network', promise, 'interfaces: lo')
+    : fail('network', promise, `interfaces: ${names.join(', ') || 'unreadable'}`);
 }
 
 function readOnlyCheck(rootwrite: string | undefined, promised: boolean): AttestationCheck {
@@ -106,7 +127,15 @@ function limitValue(section: string | undefined): { file: string; value: number 
   return { file, value: raw === 'max' ? Infinity : Number(raw) };
 }
 
-function limitCheck(id: string, what: string, inside: string | undefined, host: string | null | undefined, promised: number, e: AttestExpectations, fmt: (n: number) => string): AttestationCheck {
+function limitCheck(
+  id: string,
+  what: string,
+  inside: string | undefined,
+  host: string | null | undefined,
+  promised: number,
+  e: AttestExpectations,
+  fmt: (n: number) => string,
+): AttestationCheck {
   const promise = `${what} limited to ${fmt(promised)}`;
   const seen = limitValue(inside);
   const parts: string[] = [];
@@ -145,13 +174,24 @@ function mountsCheck(mountinfo: string, workspace: string | null): AttestationCh
   const entries = parseMountinfo(mountinfo);
   if (!entries.length) return fail('mounts', promise, 'mountinfo unreadable');
   const bad = unexpectedHostMounts(entries, workspace);
-  return bad.length ? fail('mounts', promise, clip(`host mounts beyond the promise: ${bad.join(', ')}`)) : pass('mounts', promise, `${entries.length} mounts, none from the host beyond ${workspace ? '/workspace and ' : ''}Podman’s own files`);
+  return bad.length
+    ? fail('mounts', promise, clip(`host mounts beyond the promise: ${bad.join(', ')}`))
+    : pass(
+        'mounts',
+        promise,
+        `${entries.length} mounts, none from the host beyond ${workspace ? '/workspace and ' : ''}Podman’s own files`,
+      );
 }
 
 function reachCheck(reachable: string): AttestationCheck {
-  const found = reachable.split('\n').map((l) => l.trim()).filter(Boolean);
+  const found = reachable
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const promise = 'no engine socket or Warden file reachable';
-  return found.length ? fail('engine-socket', promise, clip(`reachable: ${found.join(', ')}`)) : pass('engine-socket', promise, 'none of the engine sockets or WARDEN_HOME exists inside');
+  return found.length
+    ? fail('engine-socket', promise, clip(`reachable: ${found.join(', ')}`))
+    : pass('engine-socket', promise, 'none of the engine sockets or WARDEN_HOME exists inside');
 }
 
 export function plainChecks(s: Map<string, string>, e: AttestExpectations): AttestationCheck[] {

@@ -97,7 +97,8 @@ export class AgentLimits {
   }
 
   private dropIdle(): void {
-    for (const [name, s] of this.agents) if (s.execs === 0 && s.creates.waiting === 0 && s.calls.full() && s.output.full()) this.agents.delete(name);
+    for (const [name, s] of this.agents)
+      if (s.execs === 0 && s.creates.waiting === 0 && s.calls.full() && s.output.full()) this.agents.delete(name);
   }
 
   /** One call starts: takes a token from the agent's calls-per-minute bucket, or says why not. */

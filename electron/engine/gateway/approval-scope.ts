@@ -3,7 +3,7 @@
 // approval; "approve for the rest of the run" covers exactly those programs (with their arguments
 // where the asking rule names arguments), so anything else in a later command still asks.
 import type { Policy } from '../../../shared/types/policy.js';
-import type { PolicyVerdict } from './call-runner.js';
+import type { PolicyVerdict } from './call-spec.js';
 import { decideCommand, shellQuote } from './command-policy.js';
 import { GatewayDenial } from './denial.js';
 
@@ -29,7 +29,11 @@ export function execVerdict(commands: Policy['commands'], argv: string[], stdin?
   };
   if (d.action !== 'ask') return verdict;
   if (summary.length > MAX_APPROVAL_TEXT) {
-    throw new GatewayDenial('policy', `the command needs a person's approval (${d.reason}) but is ${summary.length} characters long, more than the ${MAX_APPROVAL_TEXT} an approval prompt shows whole`, 'send a shorter command (write a long script to a file with the file API and run that)');
+    throw new GatewayDenial(
+      'policy',
+      `the command needs a person's approval (${d.reason}) but is ${summary.length} characters long, more than the ${MAX_APPROVAL_TEXT} an approval prompt shows whole`,
+      'send a shorter command (write a long script to a file with the file API and run that)',
+    );
   }
   return { ...verdict, scopes: d.asks.map((a) => a.key), programs: d.asks.map((a) => a.text) };
 }

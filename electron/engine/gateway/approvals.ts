@@ -62,7 +62,8 @@ export class Approvals {
     const p = this.pending.get(id);
     if (!p) {
       const done = this.recent.find((a) => a.id === id);
-      if (done) throw new WardenError('E_CONFLICT', `approval ${id} was already ${done.status}${done.decidedBy ? ` by ${done.decidedBy}` : ''}`);
+      if (done)
+        throw new WardenError('E_CONFLICT', `approval ${id} was already ${done.status}${done.decidedBy ? ` by ${done.decidedBy}` : ''}`);
       throw new WardenError('E_NOT_FOUND', `no pending approval ${id}`, 'list pending approvals with `warden run approvals`');
     }
     return this.finish(id, { status: decision === 'deny' ? 'denied' : 'approved', decision, decidedBy: by })!;

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Attestation } from '../../../shared/types/attestation.js';
 import type { SandboxInfo } from '../../../shared/types/sandbox.js';
-import { policyWith } from '../../server/test-server.js';
+import { policyWith } from '../../test-support/test-server.js';
 import { attestationDenial } from './attestation-gate.js';
 
 const info = { id: 'abc', name: 'box' } as SandboxInfo;
@@ -29,14 +29,25 @@ describe('attestation gate', () => {
   it('refuses calls into the sandbox after a failed attestation, naming what failed', () => {
     const denial = attestationDenial(strict, 'exec', info, verdict(false));
     expect(denial).toMatchObject({ code: 'E_POLICY_DENIED', reason: 'policy', status: 403 });
-    expect(denial!.message).toBe('sandbox box failed its attestation (memory-limit: sandbox sees 512 MiB; promised 256 MiB), and policy refuses agent calls into it');
-    for (const tool of ['file.read', 'file.write', 'file.list'] as const) expect(attestationDenial(strict, tool, info, verdict(false))).not.toBeNull();
+    expect(denial!.message).toBe(
+      'sandbox box failed its attestation (memory-limit: sandbox sees 512 MiB; promised 256 MiB), and policy refuses agent calls into it',
+    );
+    for (const tool of ['file.read', 'file.write', 'file.list'] as const)
+      expect(attestationDenial(strict, tool, info, verdict(false))).not.toBeNull();
   });
 
   it('lets through inspect, stop and destroy, a passing or missing attestation, and a policy that does not ask', () => {
-    for (const tool of ['sandbox.inspect', 'sandbox.stop', 'sandbox.destroy'] as const) expect(attestationDenial(strict, tool, info, verdict(false))).toBeNull();
+    for (const tool of ['sandbox.inspect', 'sandbox.stop', 'sandbox.destroy'] as const)
+      expect(attestationDenial(strict, tool, info, verdict(false))).toBeNull();
     expect(attestationDenial(strict, 'exec', info, verdict(true))).toBeNull();
     expect(attestationDenial(strict, 'exec', info, null)).toBeNull();
-    expect(attestationDenial(policyWith(() => undefined), 'exec', info, verdict(false))).toBeNull();
+    expect(
+      attestationDenial(
+        policyWith(() => undefined),
+        'exec',
+        info,
+        verdict(false),
+      ),
+    ).toBeNull();
   });
 });

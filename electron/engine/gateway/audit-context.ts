@@ -11,7 +11,8 @@ export interface AuditContext {
 }
 
 function seqOf(value: unknown): number | undefined {
-  if (value && typeof value === 'object' && 'seq' in value && typeof (value as { seq: unknown }).seq === 'number') return (value as { seq: number }).seq;
+  if (value && typeof value === 'object' && 'seq' in value && typeof (value as { seq: unknown }).seq === 'number')
+    return (value as { seq: number }).seq;
   return undefined;
 }
 
@@ -57,5 +58,9 @@ function report(ctx: AuditContext, result: unknown): void {
   if (!ctx.onSeq) return;
   const seq = seqOf(result);
   if (seq !== undefined) ctx.onSeq(seq);
-  else if (result instanceof Promise) result.then((r) => (seqOf(r) !== undefined ? ctx.onSeq!(seqOf(r)!) : undefined), () => undefined);
+  else if (result instanceof Promise)
+    result.then(
+      (r) => (seqOf(r) !== undefined ? ctx.onSeq!(seqOf(r)!) : undefined),
+      () => undefined,
+    );
 }

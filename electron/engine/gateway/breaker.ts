@@ -54,6 +54,10 @@ export class Breaker {
     if (this.state === 'open' && this.now() - (this.openedAt ?? 0) >= this.cooldownMs) {
       return { state: 'half-open', consecutiveFailures: this.failures, openedAt: new Date(this.openedAt!).toISOString() };
     }
-    return { state: this.state, consecutiveFailures: this.failures, openedAt: this.openedAt === null ? null : new Date(this.openedAt).toISOString() };
+    return {
+      state: this.state,
+      consecutiveFailures: this.failures,
+      openedAt: this.openedAt === null ? null : new Date(this.openedAt).toISOString(),
+    };
   }
 }

@@ -58,8 +58,18 @@ describe('run.output', () => {
     seen.stop();
     expect(r.exitCode).toBe(0);
     expect(seen.output.every((o) => o.runId === r.runId && o.callId === r.callId)).toBe(true);
-    expect(seen.output.filter((o) => o.stream === 'stdout').map((o) => o.data).join('')).toBe('line 1\nline 2\nline 3\n');
-    expect(seen.output.filter((o) => o.stream === 'stderr').map((o) => o.data).join('')).toBe('warn 1\nwarn 2\nwarn 3\n');
+    expect(
+      seen.output
+        .filter((o) => o.stream === 'stdout')
+        .map((o) => o.data)
+        .join(''),
+    ).toBe('line 1\nline 2\nline 3\n');
+    expect(
+      seen.output
+        .filter((o) => o.stream === 'stderr')
+        .map((o) => o.data)
+        .join(''),
+    ).toBe('warn 1\nwarn 2\nwarn 3\n');
     // line 1 was pushed while the command still had ~0.8 s to run
     const first = seen.output.find((o) => o.data.includes('line 1'))!;
     expect(seen.finishedAt! - first.at).toBeGreaterThan(500);
@@ -69,7 +79,12 @@ describe('run.output', () => {
   it('pushes at most the first 256 KiB of a call; the agent still gets all of it', async () => {
     const seen = watch();
     let agentBytes = 0;
-    const r = await gateway.exec(ctx, sandbox, { cmd: "head -c 1000000 /dev/zero | tr '\\0' a; echo tail" }, { onStdout: (c) => void (agentBytes += c.length) });
+    const r = await gateway.exec(
+      ctx,
+      sandbox,
+      { cmd: "head -c 1000000 /dev/zero | tr '\\0' a; echo tail" },
+      { onStdout: (c) => void (agentBytes += c.length) },
+    );
     seen.stop();
     expect(r.exitCode).toBe(0);
     expect(agentBytes).toBe(1_000_005);
@@ -83,7 +98,10 @@ describe('run.output', () => {
 
   it('pushes nothing for a call policy stops', async () => {
     const seen = watch();
-    await expect(gateway.exec({ agent: 'streamer', runKey: null }, sandbox, { cmd: 'echo hi; sudo id' })).rejects.toMatchObject({ code: 'E_POLICY_DENIED', message: expect.stringMatching(/privileges/) });
+    await expect(gateway.exec({ agent: 'streamer', runKey: null }, sandbox, { cmd: 'echo hi; sudo id' })).rejects.toMatchObject({
+      code: 'E_POLICY_DENIED',
+      message: expect.stringMatching(/privileges/),
+    });
     seen.stop();
     expect(seen.output).toEqual([]);
   });

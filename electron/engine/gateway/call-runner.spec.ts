@@ -7,7 +7,8 @@ import type { AuditRecord } from '../audit-sink.js';
 import { EventBus } from '../event-bus.js';
 import { Approvals } from './approvals.js';
 import { ContextAuditSink } from './audit-context.js';
-import { CallRunner, type CallSpec } from './call-runner.js';
+import { CallRunner } from './call-runner.js';
+import type { CallSpec } from './call-spec.js';
 import { defaultPolicyPath, effectivePolicy, parsePolicy } from './policy-load.js';
 import { RunStore } from './runs.js';
 
@@ -105,7 +106,9 @@ describe('a call whose body writes its decision', () => {
 
   it('still records the decision when the body fails before writing it, or never writes it', async () => {
     const { runner, ledger, spec, close } = setup();
-    await expect(runner.call(spec({ writesDecision: true, body: async () => Promise.reject(new Error('no such sandbox')) }))).rejects.toThrow('no such sandbox');
+    await expect(
+      runner.call(spec({ writesDecision: true, body: async () => Promise.reject(new Error('no such sandbox')) })),
+    ).rejects.toThrow('no such sandbox');
     await runner.call(spec({ writesDecision: true, body: async () => undefined }));
     expect(ledger.kinds).toEqual([['policy.allowed'], ['policy.allowed']]);
     close();

@@ -26,7 +26,8 @@ interface Ctx {
 }
 
 /** find tests and actions whose next word is their operand. */
-const FIND_OPERAND = /^-(i?name|i?path|i?wholename|i?regex|i?lname|x?type|newer|newer[amcBt][amcBt]|anewer|cnewer|user|group|uid|gid|perm|size|[amc]time|[amc]min|used|links|inum|samefile|maxdepth|mindepth|fstype|context|printf|fprint0?|fprintf|fls|regextype|files0-from)$/;
+const FIND_OPERAND =
+  /^-(i?name|i?path|i?wholename|i?regex|i?lname|x?type|newer|newer[amcBt][amcBt]|anewer|cnewer|user|group|uid|gid|perm|size|[amc]time|[amc]min|used|links|inum|samefile|maxdepth|mindepth|fstype|context|printf|fprint0?|fprintf|fls|regextype|files0-from)$/;
 const STDIN_FILE = /^(-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/(self|thread-self|\d+)\/fd\/0)$/;
 /** Files that are another descriptor (a here-string, a pipe) or a socket: what they hold is only known at run time. */
 const DESCRIPTOR_FILE = /^\/(dev\/fd\/|proc\/[^/]+\/fd\/|dev\/std(out|err)$|dev\/(tcp|udp)\/)/;
@@ -48,9 +49,18 @@ export function expandCommand(argv: string[], stdin?: string, env?: Record<strin
     const code = codeInAssignment(`${name}=${value}`, false);
     const why = name.startsWith('BASH_FUNC_') ? 'an exported function binds a command name at run time' : code.why;
     if (why) out.push({ program, argv: [...argv], dynamic: true, why: `${name} in the environment: ${why}` });
-    else if (code.script !== undefined) for (const c of parseScript(code.script, 1)) visit(c.argv, c.unknown, c.dynamic, { ...ctx, stdin: resolve(c.stdin, ctx.stdin) }, 1, out);
+    else if (code.script !== undefined)
+      for (const c of parseScript(code.script, 1))
+        visit(c.argv, c.unknown, c.dynamic, { ...ctx, stdin: resolve(c.stdin, ctx.stdin) }, 1, out);
   }
-  visit(argv, argv.map(() => false), undefined, ctx, 0, out);
+  visit(
+    argv,
+    argv.map(() => false),
+    undefined,
+    ctx,
+    0,
+    out,
+  );
   return out;
 }
 
@@ -77,7 +87,8 @@ function visit(argv: string[], unknown: boolean[], why: string | undefined, ctx:
   const run = (words: string[], flags: boolean[], next: Ctx = ctx) => visit(words, flags, undefined, next, depth + 1, out);
   const script = (text: string, textUnknown: boolean, appended = false): void => {
     if (textUnknown) return dyn(`the script ${program} runs is only known at run time`);
-    for (const c of parseScript(text, depth + 1)) visit(c.argv, c.unknown, c.dynamic, { stdin: resolve(c.stdin, ctx.stdin), appended }, depth + 1, out);
+    for (const c of parseScript(text, depth + 1))
+      visit(c.argv, c.unknown, c.dynamic, { stdin: resolve(c.stdin, ctx.stdin), appended }, depth + 1, out);
   };
   const readStdin = (): void => {
     if (ctx.appended) return dyn(`${program} is given words only known at run time`);
@@ -87,7 +98,10 @@ function visit(argv: string[], unknown: boolean[], why: string | undefined, ctx:
   const nothing = () => (ctx.appended ? dyn(`${program} is given words only known at run time`) : undefined);
 
   if (program === 'busybox' || program === 'toybox') return args.length ? run(args, au) : nothing();
-  if (program === 'eval') return ctx.appended || au.some(Boolean) ? dyn('eval of words only known at run time') : script(args.slice(args[0] === '--' ? 1 : 0).join(' '), false);
+  if (program === 'eval')
+    return ctx.appended || au.some(Boolean)
+      ? dyn('eval of words only known at run time')
+      : script(args.slice(args[0] === '--' ? 1 : 0).join(' '), false);
   if (program in SHELLS) return shell();
   if (program === 'trap') {
     const r = readOptions({ flags: 'lp' }, args, au);
@@ -97,7 +111,10 @@ function visit(argv: string[], unknown: boolean[], why: string | undefined, ctx:
   }
   if (program === 'mapfile' || program === 'readarray' || program === 'compgen' || program === 'complete') {
     // mapfile -C and compgen/complete -C run the command they are given
-    const spec = program === 'mapfile' || program === 'readarray' ? { flags: 't', valued: 'dnOsuCc' } : { flags: 'abcdefgjksuvprDEI', valued: 'oAGWFCXPS' };
+    const spec =
+      program === 'mapfile' || program === 'readarray'
+        ? { flags: 't', valued: 'dnOsuCc' }
+        : { flags: 'abcdefgjksuvprDEI', valued: 'oAGWFCXPS' };
     const r = readOptions(spec, args, au);
     if (r.unreadable) return dyn(r.unreadable);
     for (const o of r.options) if (o.name === 'C') script(o.value ?? '', o.valueUnknown ?? false);
@@ -113,7 +130,8 @@ function visit(argv: string[], unknown: boolean[], why: string | undefined, ctx:
   if (program === 'find') return find();
   if (program === 'parallel') {
     const end = args.findIndex((a) => a.startsWith(':::'));
-    if (end <= 0 || args[0]!.startsWith('-') || args.slice(0, end).some((a, k) => au[k] || a.includes('{'))) return dyn('parallel builds its commands at run time');
+    if (end <= 0 || args[0]!.startsWith('-') || args.slice(0, end).some((a, k) => au[k] || a.includes('{')))
+      return dyn('parallel builds its commands at run time');
     return script(args.slice(0, end).join(' '), false, true);
   }
   const wrapper = SETARCH_ALIASES.has(program) ? { ...WRAPPERS.setarch!, positional: 0 } : WRAPPERS[program];
@@ -142,7 +160,9 @@ function visit(argv: string[], unknown: boolean[], why: string | undefined, ctx:
   if (program === 'su' || program === 'runuser' || program === 'script') {
     // they run -c through a shell, and su/runuser take options after the user too: look at every word
     for (let k = 0; k < words.length; k++) {
-      const m = /^--(?:command|session-command)(?:=(.*))?$/s.exec(words[k]!) ?? (program === 'script' ? null : /^-[lmpfPT]*c(.*)$/s.exec(words[k]!));
+      const m =
+        /^--(?:command|session-command)(?:=(.*))?$/s.exec(words[k]!) ??
+        (program === 'script' ? null : /^-[lmpfPT]*c(.*)$/s.exec(words[k]!));
       if (!m) continue;
       if (flags[k]) return dyn(`"${words[k]}" is only known at run time`);
       return m[1] ? script(m[1], false) : script(words[k + 1] ?? '', flags[k + 1] ?? false);

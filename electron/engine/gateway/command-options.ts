@@ -100,6 +100,9 @@ export interface Wrapper extends OptionSpec {
   alone?: 'shell' | 'shell-if-s';
 }
 
+// One program per row, so the tables read as tables (and a row diffs as one line): Prettier would put every
+// option on its own line and bury them, so these literals are kept out of it.
+// prettier-ignore
 export const WRAPPERS: Record<string, Wrapper> = {
   env: { flags: '0iv', valued: 'uCSP', assignments: true, stop: ['S', 'split-string'], long: { 'ignore-environment': flag, null: flag, unset: value, chdir: value, 'split-string': value, 'block-signal': optional, 'default-signal': optional, 'ignore-signal': optional, 'list-signal-handling': flag, debug: flag } },
   sudo: { flags: 'AbeEHiKklnPSsVv', valued: 'CDghprRTtUu', alone: 'shell-if-s', long: { user: value, group: value, login: flag, shell: flag, 'preserve-env': optional, chdir: value, 'non-interactive': flag, background: flag, stdin: flag, 'set-home': flag, prompt: value, 'close-from': value, 'other-user': value, host: value, role: value, type: value, 'command-timeout': value, askpass: flag, 'preserve-groups': flag, 'reset-timestamp': flag } },
@@ -137,6 +140,7 @@ export const WRAPPERS: Record<string, Wrapper> = {
 };
 
 /** Options of the shells policy reads scripts from; -c takes the script from the first operand. */
+// prettier-ignore
 export const SHELL_OPTIONS: Record<string, OptionSpec> = {
   bash: { flags: 'abcefhiklmnprstuvxBCDEHPT', valued: 'oO', plus: true, long: { debugger: flag, 'dump-po-strings': flag, 'dump-strings': flag, help: flag, login: flag, noediting: flag, noprofile: flag, norc: flag, posix: flag, 'pretty-print': flag, protected: flag, restricted: flag, verbose: flag, version: flag, rcfile: value, 'init-file': value } },
   posix: { flags: 'abcCefhilmnprsuvxEIV', valued: 'o', plus: true },
@@ -144,4 +148,5 @@ export const SHELL_OPTIONS: Record<string, OptionSpec> = {
 /** Names setarch also goes by: they take no architecture word. */
 export const SETARCH_ALIASES = new Set(['linux32', 'linux64', 'i386', 'x86_64', 'uname26']);
 /** Shells by the grammar policy reads them with; `other` (zsh, fish, ksh: `=cmd`, `noglob`, `${ cmd; }`) is not read. */
+// prettier-ignore
 export const SHELLS: Record<string, string> = { sh: 'posix', dash: 'posix', ash: 'posix', yash: 'posix', posh: 'posix', bash: 'bash', rbash: 'bash', ksh: 'other', ksh93: 'other', mksh: 'other', zsh: 'other', fish: 'other', tcsh: 'other', csh: 'other' };

@@ -3,7 +3,8 @@ import { decideCommand, expandCommand } from './command-policy.js';
 import type { CommandPolicy } from './command-policy.js';
 import { CommandRuleSchema } from '../../../shared/types/policy.js';
 import { Breaker } from './breaker.js';
-import { pathAccess, workspaceComponents } from './workspace-path.js';
+import { workspaceComponents } from '../podman/workspace-path.js';
+import { pathAccess } from './path-policy.js';
 import { readFileSync } from 'node:fs';
 import { defaultPolicyPath, parsePolicy } from './policy-load.js';
 import { globToRegExp } from './glob.js';
@@ -30,10 +31,37 @@ describe('command policy', () => {
   });
 
   it('looks through shells, lists, substitutions and wrappers', () => {
-    for (const script of ['echo a; rm x', 'true && rm x', 'false || rm x', 'echo $(rm x)', 'echo `rm x`', 'cat <(rm x)', 'if true; then rm x; fi', 'A=1 rm x', 'ls | xargs rm', '(cd /; rm x)', 'echo ${X:-$(rm x)}', 'echo a\nrm x']) {
+    for (const script of [
+      'echo a; rm x',
+      'true && rm x',
+      'false || rm x',
+      'echo $(rm x)',
+      'echo `rm x`',
+      'cat <(rm x)',
+      'if true; then rm x; fi',
+      'A=1 rm x',
+      'ls | xargs rm',
+      '(cd /; rm x)',
+      'echo ${X:-$(rm x)}',
+      'echo a\nrm x',
+    ]) {
       expect(action(['sh', '-c', script]), script).toBe('deny');
     }
-    for (const argv of [['env', 'rm', 'x'], ['env', '-i', 'A=1', 'rm'], ['nice', '-n', '5', 'rm'], ['timeout', '5', 'rm'], ['sudo', '-u', 'root', 'rm'], ['xargs', '-n1', 'rm'], ['busybox', 'rm', 'x'], ['find', '.', '-exec', 'rm', '{}', ';'], ['bash', '-lc', 'rm x'], ['sh', '-e', '-c', 'rm x'], ['eval', 'rm x'], ['env', '-S', 'rm x'], ['nohup', 'sh', '-c', 'env rm x']]) {
+    for (const argv of [
+      ['env', 'rm', 'x'],
+      ['env', '-i', 'A=1', 'rm'],
+      ['nice', '-n', '5', 'rm'],
+      ['timeout', '5', 'rm'],
+      ['sudo', '-u', 'root', 'rm'],
+      ['xargs', '-n1', 'rm'],
+      ['busybox', 'rm', 'x'],
+      ['find', '.', '-exec', 'rm', '{}', ';'],
+      ['bash', '-lc', 'rm x'],
+      ['sh', '-e', '-c', 'rm x'],
+      ['eval', 'rm x'],
+      ['env', '-S', 'rm x'],
+      ['nohup', 'sh', '-c', 'env rm x'],
+    ]) {
       expect(action(argv), argv.join(' ')).toBe('deny');
     }
   });
@@ -65,17 +93,42 @@ describe('the default policy', () => {
   const verdict = (argv: string[], stdin?: string) => decideCommand(defaults, argv, stdin).action;
 
   it('refuses rm of the whole filesystem and nothing else rm does', () => {
-    for (const argv of [['rm', '-f', '/workspace/x'], ['rm', '-rf', '/tmp/build'], ['rm', '/x'], ['sh', '-c', 'rm -rf /workspace/*'], ['rm', '-rf', '*']]) {
+    for (const argv of [
+      ['rm', '-f', '/workspace/x'],
+      ['rm', '-rf', '/tmp/build'],
+      ['rm', '/x'],
+      ['sh', '-c', 'rm -rf /workspace/*'],
+      ['rm', '-rf', '*'],
+    ]) {
       expect(verdict(argv), argv.join(' ')).toBe('allow');
     }
-    for (const argv of [['rm', '-rf', '/'], ['rm', '-rf', '/*'], ['sh', '-c', 'rm -rf /*'], ['rm', '--no-preserve-root', '-rf', '/'], ['sh', '-c', 'cd / && rm -rf -- /']]) {
+    for (const argv of [
+      ['rm', '-rf', '/'],
+      ['rm', '-rf', '/*'],
+      ['sh', '-c', 'rm -rf /*'],
+      ['rm', '--no-preserve-root', '-rf', '/'],
+      ['sh', '-c', 'cd / && rm -rf -- /'],
+    ]) {
       expect(verdict(argv), argv.join(' ')).toBe('deny');
     }
   });
 
   it('denies a program only known at run time, and allows what scripts commonly do', () => {
     expect(verdict(['sh', '-c', 'echo id | sh'])).toBe('deny');
-    for (const script of ['echo hi | cat', 'find . -name "$X" -type f -exec grep -l foo {} +', 'for f in *.ts; do echo "$f"; done', 'case "$1" in a|b) echo a;; *) echo b;; esac', '[[ -n $X && $Y == z ]] && echo y', "cat <<EOF > f\nhello $USER\nEOF", "python3 - <<'EOF'\nprint(1)\nEOF", 'bash <<< "echo hi"', 'f() { echo hi; }; f', 'x=$(git rev-parse HEAD); echo $x', 'set -euo pipefail; ls | wc -l', 'nice -10 make && timeout 5 make test']) {
+    for (const script of [
+      'echo hi | cat',
+      'find . -name "$X" -type f -exec grep -l foo {} +',
+      'for f in *.ts; do echo "$f"; done',
+      'case "$1" in a|b) echo a;; *) echo b;; esac',
+      '[[ -n $X && $Y == z ]] && echo y',
+      'cat <<EOF > f\nhello $USER\nEOF',
+      "python3 - <<'EOF'\nprint(1)\nEOF",
+      'bash <<< "echo hi"',
+      'f() { echo hi; }; f',
+      'x=$(git rev-parse HEAD); echo $x',
+      'set -euo pipefail; ls | wc -l',
+      'nice -10 make && timeout 5 make test',
+    ]) {
       expect(verdict(['bash', '-c', script]), script).toBe('allow');
     }
     expect(verdict(['sh'], 'echo hi')).toBe('allow');
@@ -101,7 +154,10 @@ describe('workspace paths', () => {
   });
 
   it('applies hidden and read-only rules to a path and everything under it', () => {
-    const rules = [{ path: '/workspace/.git', access: 'read-only' as const }, { path: '/workspace/**/.env', access: 'hidden' as const }];
+    const rules = [
+      { path: '/workspace/.git', access: 'read-only' as const },
+      { path: '/workspace/**/.env', access: 'hidden' as const },
+    ];
     expect(pathAccess(rules, '/workspace/.git/config').access).toBe('read-only');
     expect(pathAccess(rules, '/workspace/a/b/.env').access).toBe('hidden');
     expect(pathAccess(rules, '/workspace/.env').access).toBe('hidden');

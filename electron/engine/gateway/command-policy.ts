@@ -78,13 +78,25 @@ export function decideCommand(policy: CommandPolicy, argv: string[], stdin?: str
   const consider = (d: Omit<CommandDecision, 'asks' | 'programs'>, cmd: { argv: string[] }, withArgs: boolean) => {
     if (d.action === 'ask') {
       const key = `${d.source}\0${d.program ?? ''}${withArgs ? `\0${JSON.stringify(cmd.argv)}` : ''}`;
-      asks.set(key, { key, text: `${cmd.argv.map(shellQuote).join(' ')}  (${d.source === 'default' || d.source === 'dynamic' ? d.source : `rule: ${d.source}`})` });
+      asks.set(key, {
+        key,
+        text: `${cmd.argv.map(shellQuote).join(' ')}  (${d.source === 'default' || d.source === 'dynamic' ? d.source : `rule: ${d.source}`})`,
+      });
     }
     if (!best || ACTION_RANK[d.action] > ACTION_RANK[best.action]) best = { ...d, programs };
   };
   for (const cmd of expanded) {
     if (cmd.dynamic) {
-      consider({ action: policy.dynamic, source: 'dynamic', reason: `policy cannot check "${cmd.argv.join(' ').slice(0, 120)}": ${cmd.why ?? 'its program is only known at run time'}`, program: cmd.program }, cmd, true);
+      consider(
+        {
+          action: policy.dynamic,
+          source: 'dynamic',
+          reason: `policy cannot check "${cmd.argv.join(' ').slice(0, 120)}": ${cmd.why ?? 'its program is only known at run time'}`,
+          program: cmd.program,
+        },
+        cmd,
+        true,
+      );
       continue;
     }
     let matched = false;
@@ -93,10 +105,35 @@ export function decideCommand(policy: CommandPolicy, argv: string[], stdin?: str
       if (!c.command.some((re) => re.test(cmd.program))) continue;
       if (c.args && !cmd.argv.slice(1).some((a) => c.args!.some((re) => re.test(a)))) continue;
       matched = true;
-      consider({ action: rule.action, source: ruleText(rule), reason: rule.reason ?? `${cmd.program}: rule "${ruleText(rule)}"`, program: cmd.program }, cmd, c.args !== null);
+      consider(
+        {
+          action: rule.action,
+          source: ruleText(rule),
+          reason: rule.reason ?? `${cmd.program}: rule "${ruleText(rule)}"`,
+          program: cmd.program,
+        },
+        cmd,
+        c.args !== null,
+      );
     }
-    if (!matched) consider({ action: policy.default, source: 'default', reason: `${cmd.program}: no rule matches; the default is ${policy.default}`, program: cmd.program }, cmd, false);
+    if (!matched)
+      consider(
+        {
+          action: policy.default,
+          source: 'default',
+          reason: `${cmd.program}: no rule matches; the default is ${policy.default}`,
+          program: cmd.program,
+        },
+        cmd,
+        false,
+      );
   }
-  const decided: Omit<CommandDecision, 'asks'> = best ?? { action: policy.default, source: 'default', reason: 'empty command', program: null, programs };
+  const decided: Omit<CommandDecision, 'asks'> = best ?? {
+    action: policy.default,
+    source: 'default',
+    reason: 'empty command',
+    program: null,
+    programs,
+  };
   return { ...decided, asks: decided.action === 'ask' ? [...asks.values()] : [] };
 }

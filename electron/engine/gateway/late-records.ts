@@ -28,7 +28,9 @@ export class LateRecords {
   hold(record: AuditRecord, err: unknown): void {
     if (this.held.length >= MAX_HELD) this.lost++;
     else this.held.push({ ...record, payload: { ...(record.payload as object), recordedLate: true, deniedAt: new Date().toISOString() } });
-    this.warn(`the ledger did not take a ${record.kind} entry (${(err as Error).message}); the call was refused and the entry will be written when the ledger takes it (${this.held.length} waiting${this.lost ? `, ${this.lost} could not be kept` : ''})`);
+    this.warn(
+      `the ledger did not take a ${record.kind} entry (${(err as Error).message}); the call was refused and the entry will be written when the ledger takes it (${this.held.length} waiting${this.lost ? `, ${this.lost} could not be kept` : ''})`,
+    );
     this.schedule();
   }
 
@@ -45,7 +47,9 @@ export class LateRecords {
     try {
       await this.audit.appendBatchAsync(batch);
       this.retryMs = FIRST_RETRY_MS;
-      this.warn(`${batch.length} refused call(s) recorded late in the ledger${this.lost ? `; ${this.lost} could not be kept and are not in it` : ''}`);
+      this.warn(
+        `${batch.length} refused call(s) recorded late in the ledger${this.lost ? `; ${this.lost} could not be kept and are not in it` : ''}`,
+      );
       this.lost = 0;
     } catch {
       this.held.unshift(...batch);

@@ -5,9 +5,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { WardenError } from '../../../shared/errors.js';
-import { PolicySchema, type Budgets, type Policy, type PolicyOverride } from '../../../shared/types/policy.js';
+import { PolicySchema, type Policy, type PolicyOverride } from '../../../shared/types/policy.js';
 import { globToRegExp } from './glob.js';
-import { applyOverride, applyTightening } from './policy-override.js';
+import { applyOverride, applyTightening, type EffectivePolicy } from './policy-override.js';
+
+export type { EffectivePolicy };
+import { parseWith } from '../../../shared/contracts/parse.js';
 
 export const POLICY_FILES = ['policy.yaml', 'policy.yml', 'policy.json'];
 
@@ -27,14 +30,12 @@ export function parsePolicy(text: string, source: string): Policy {
   try {
     raw = source.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
-    throw new WardenError('E_BAD_INPUT', `policy ${source} is not valid ${source.endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message}`);
+    throw new WardenError(
+      'E_BAD_INPUT',
+      `policy ${source} is not valid ${source.endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message}`,
+    );
   }
-  const result = PolicySchema.safeParse(raw);
-  if (!result.success) {
-    const issue = result.error.issues[0]!;
-    throw new WardenError('E_BAD_INPUT', `policy ${source}: ${issue.path.join('.') || '(top)'}: ${issue.message}`, 'compare with resources/policy.default.yaml');
-  }
-  return result.data;
+  return parseWith(PolicySchema, raw, `policy ${source}`, 'compare with resources/policy.default.yaml');
 }
 
 export function loadPolicy(home: string): { policy: Policy; source: string } {
@@ -45,14 +46,6 @@ export function loadPolicy(home: string): { policy: Policy; source: string } {
   const path = defaultPolicyPath();
   if (!path) throw new WardenError('E_INTERNAL', 'the default policy (resources/policy.default.yaml) is missing from this install');
   return { policy: parsePolicy(readFileSync(path, 'utf8'), path), source: path };
-}
-
-/** The policy for one sandbox: overrides whose name glob matches, in file order, on top of the base. */
-export interface EffectivePolicy {
-  commands: Policy['commands'];
-  paths: Policy['paths'];
-  budgets: Budgets;
-  approvals: Policy['approvals'];
 }
 
 /**

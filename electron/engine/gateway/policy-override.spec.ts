@@ -11,7 +11,14 @@ function policy() {
   p.commands.rules.push({ command: ['curl'], action: 'deny' });
   p.sandboxes = {
     'ci-*': {
-      commands: { default: 'allow', dynamic: 'allow', rules: [{ command: ['make', 'curl'], action: 'allow' }, { command: ['rm'], action: 'deny' }] },
+      commands: {
+        default: 'allow',
+        dynamic: 'allow',
+        rules: [
+          { command: ['make', 'curl'], action: 'allow' },
+          { command: ['rm'], action: 'deny' },
+        ],
+      },
       budgets: { maxCalls: 100_000, outputBytes: 1024, breaker: { failures: 1000, cooldownMs: 0 } },
       approvals: { timeoutMs: 3_600_000 },
       paths: [{ path: '/workspace/secret', access: 'hidden' }],

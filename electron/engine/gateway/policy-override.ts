@@ -3,8 +3,15 @@
 // agent created, only what tightens applies: a stricter default, rules that cannot make any program
 // less strict, every path rule, smaller budgets, a shorter approval wait. Naming a sandbox `ci-*`
 // then gains an agent nothing.
-import { ACTION_RANK, type Budgets, type PolicyAction, type PolicyOverride } from '../../../shared/types/policy.js';
-import type { EffectivePolicy } from './policy-load.js';
+import { ACTION_RANK, type Budgets, type Policy, type PolicyAction, type PolicyOverride } from '../../../shared/types/policy.js';
+
+/** The policy for one sandbox: overrides whose name glob matches, in file order, on top of the base. */
+export interface EffectivePolicy {
+  commands: Policy['commands'];
+  paths: Policy['paths'];
+  budgets: Budgets;
+  approvals: Policy['approvals'];
+}
 
 const stricter = (a: PolicyAction, b: PolicyAction): PolicyAction => (ACTION_RANK[a] >= ACTION_RANK[b] ? a : b);
 
@@ -42,7 +49,8 @@ export function applyTightening(eff: EffectivePolicy, o: PolicyOverride): Effect
   if (o.paths) out.paths = [...o.paths, ...eff.paths];
   if (o.budgets) {
     const b = o.budgets;
-    const min = (k: 'wallTimeMs' | 'maxCalls' | 'execTimeoutMs' | 'maxExecTimeoutMs' | 'outputBytes') => Math.min(b[k] ?? eff.budgets[k], eff.budgets[k]);
+    const min = (k: 'wallTimeMs' | 'maxCalls' | 'execTimeoutMs' | 'maxExecTimeoutMs' | 'outputBytes') =>
+      Math.min(b[k] ?? eff.budgets[k], eff.budgets[k]);
     out.budgets = {
       wallTimeMs: min('wallTimeMs'),
       maxCalls: min('maxCalls'),

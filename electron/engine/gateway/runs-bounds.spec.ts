@@ -61,7 +61,9 @@ describe('runs an agent can open', () => {
     const results = [];
     for (let i = 0; i < 5; i++) results.push(await s.deniedCall(`k${i}`).catch((e: GatewayDenial) => `refused: ${e.message}`));
     expect(results.filter((r) => r.startsWith('refused: limit: agent mallory has 3 runs open'))).toHaveLength(2);
-    expect(s.records.filter((r) => (r.payload as { decision: { source: string } }).decision.source === 'agents.maxOpenRuns')).toHaveLength(2);
+    expect(s.records.filter((r) => (r.payload as { decision: { source: string } }).decision.source === 'agents.maxOpenRuns')).toHaveLength(
+      2,
+    );
     expect(s.runs.list({ status: 'active' })).toHaveLength(3);
     // an old key still reaches its run
     expect(await s.deniedCall('k0')).toBe('denied by policy: denied');

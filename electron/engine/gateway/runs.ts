@@ -99,13 +99,23 @@ export class RunStore {
    * The run a call belongs to: the client's key if given, else the agent's open run on this sandbox,
    * else a new one. A key names one run of one sandbox: reusing it on another sandbox is a conflict.
    */
-  open(agent: string, key: string | null, sandbox: { id: string; name: string } | null, budgets: () => Budgets, opts: { unlimited?: boolean } = {}): Run {
+  open(
+    agent: string,
+    key: string | null,
+    sandbox: { id: string; name: string } | null,
+    budgets: () => Budgets,
+    opts: { unlimited?: boolean } = {},
+  ): Run {
     this.sweep();
     const lookup = key !== null ? `k\0${agent}\0${key}` : sandbox ? `s\0${agent}\0${sandbox.id}` : null;
     const existing = lookup ? this.runs.get(this.byKey.get(lookup) ?? '') : undefined;
     if (existing && (existing.status === 'active' || key !== null)) {
       if (sandbox && existing.sandboxId && existing.sandboxId !== sandbox.id) {
-        throw new WardenError('E_CONFLICT', `run ${key ?? existing.id} belongs to sandbox ${existing.sandboxName ?? existing.sandboxId}`, 'a run is one agent in one sandbox: use another X-Warden-Run for this sandbox');
+        throw new WardenError(
+          'E_CONFLICT',
+          `run ${key ?? existing.id} belongs to sandbox ${existing.sandboxName ?? existing.sandboxId}`,
+          'a run is one agent in one sandbox: use another X-Warden-Run for this sandbox',
+        );
       }
       if (sandbox && !existing.sandboxId) this.bind(existing, sandbox);
       return existing;
@@ -114,10 +124,22 @@ export class RunStore {
     if (max !== undefined && max !== null && (this.openByAgent.get(agent) ?? 0) >= max) {
       this.sweep(true);
       if ((this.openByAgent.get(agent) ?? 0) >= max) {
-        throw new GatewayDenial('budget', `limit: agent ${agent} has ${max} runs open, the most policy allows`, 'reuse a run key (X-Warden-Run) or let idle runs end; agents.maxOpenRuns in the policy');
+        throw new GatewayDenial(
+          'budget',
+          `limit: agent ${agent} has ${max} runs open, the most policy allows`,
+          'reuse a run key (X-Warden-Run) or let idle runs end; agents.maxOpenRuns in the policy',
+        );
       }
     }
-    const run = new Run(`run_${randomBytes(8).toString('hex')}`, agent, key, sandbox?.id ?? null, sandbox?.name ?? null, budgets(), this.now());
+    const run = new Run(
+      `run_${randomBytes(8).toString('hex')}`,
+      agent,
+      key,
+      sandbox?.id ?? null,
+      sandbox?.name ?? null,
+      budgets(),
+      this.now(),
+    );
     this.runs.set(run.id, run);
     this.openByAgent.set(agent, (this.openByAgent.get(agent) ?? 0) + 1);
     if (lookup) this.byKey.set(lookup, run.id);
@@ -133,7 +155,8 @@ export class RunStore {
     if (!idleMs || (!force && t - this.lastSweep < SWEEP_EVERY_MS)) return;
     this.lastSweep = t;
     for (const run of [...this.runs.values()]) {
-      if (run.status === 'active' && run.inFlight === 0 && t - run.lastActiveMs >= idleMs) this.end(run, 'expired', `it was idle for ${Math.round(idleMs / 60_000)} min`);
+      if (run.status === 'active' && run.inFlight === 0 && t - run.lastActiveMs >= idleMs)
+        this.end(run, 'expired', `it was idle for ${Math.round(idleMs / 60_000)} min`);
     }
   }
 
@@ -233,7 +256,10 @@ export class RunStore {
       this.runs.delete(id);
       this.ended--;
       this.endedCalls -= run.calls.length;
-      for (const k of [run.key !== null ? `k\0${run.agent}\0${run.key}` : null, run.sandboxId ? `s\0${run.agent}\0${run.sandboxId}` : null]) {
+      for (const k of [
+        run.key !== null ? `k\0${run.agent}\0${run.key}` : null,
+        run.sandboxId ? `s\0${run.agent}\0${run.sandboxId}` : null,
+      ]) {
         if (k && this.byKey.get(k) === id) this.byKey.delete(k);
       }
       if (this.ended <= MAX_ENDED_RUNS && this.endedCalls <= MAX_ENDED_CALLS) break;

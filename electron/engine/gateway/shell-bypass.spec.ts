@@ -99,8 +99,8 @@ const BYPASSES: [string, string[], string?][] = [
   ['exported function', ['env', 'BASH_FUNC_ls%%=() { id; }', 'bash', '-c', 'ls']],
   // quoting forms
   ['$"…"', ...sh('$"id"')],
-  ['$\'\\U…\'', ...sh("$'\\U00000069'd")],
-  ['$\'…\' with an escaped quote', ...sh("echo $'\\'' ; id ; echo '")],
+  ["$'\\U…'", ...sh("$'\\U00000069'd")],
+  ["$'…' with an escaped quote", ...sh("echo $'\\'' ; id ; echo '")],
   ['redirect with a named fd first', ...sh('{fd}>/dev/null id')],
   // substitutions in odd places
   ['arithmetic substitution', ...sh('echo $(( $(id) ))')],

@@ -52,10 +52,10 @@ function ansiC(s: string, from: number): [string, number] {
     if (/^[xuU][0-9a-fA-F]/.test(e)) {
       const code = parseInt(e.slice(1), 16);
       out += code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
-    }
-    else if (/^[0-7]/.test(e)) out += String.fromCharCode(parseInt(e, 8) & 0xff);
+    } else if (/^[0-7]/.test(e)) out += String.fromCharCode(parseInt(e, 8) & 0xff);
     else if (e[0] === 'c') out += String.fromCharCode(e.charCodeAt(1) & 0x1f);
-    else out += ({ n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v' } as Record<string, string>)[e] ?? e;
+    else
+      out += ({ n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v' } as Record<string, string>)[e] ?? e;
   }
   return [out, i + 1];
 }
@@ -103,7 +103,8 @@ export function tokenize(s: string): Token[] {
     } else if (next === '{') {
       const close = closeParen(s, i + 2, '{', '}');
       const body = s.slice(i + 2, close);
-      if (/^[\s|]/.test(body)) sub(w, body.slice(1)); // ${ cmd; } and ${| cmd; } (bash 5.3, ksh93) run cmd
+      if (/^[\s|]/.test(body))
+        sub(w, body.slice(1)); // ${ cmd; } and ${| cmd; } (bash 5.3, ksh93) run cmd
       else for (const inner of substitutionsIn(body)) sub(w, inner);
       if (/@P$/.test(body)) w.evaluates = true;
       w.dynamic = true;
@@ -121,7 +122,8 @@ export function tokenize(s: string): Token[] {
       const [text, after] = ansiC(s, i + 2);
       add(w, text);
       i = after;
-    } else if (!quoted && next === '"') i++; // $"…" is "…" translated: the same word
+    } else if (!quoted && next === '"')
+      i++; // $"…" is "…" translated: the same word
     else {
       add(w, '$');
       i++;

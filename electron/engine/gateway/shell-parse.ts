@@ -18,7 +18,29 @@ export interface SimpleCommand {
   stdin: StdinSource;
 }
 
-const RESERVED = new Set(['((…))', 'if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until', 'esac', '{', '}', '!', ']]', 'time', 'coproc', 'function', 'select', 'for', 'in']);
+const RESERVED = new Set([
+  '((…))',
+  'if',
+  'then',
+  'else',
+  'elif',
+  'fi',
+  'do',
+  'done',
+  'while',
+  'until',
+  'esac',
+  '{',
+  '}',
+  '!',
+  ']]',
+  'time',
+  'coproc',
+  'function',
+  'select',
+  'for',
+  'in',
+]);
 export const REDIRECT = /^(\d*|&|\{[A-Za-z_][A-Za-z0-9_]*\})(>>?|<<?-?|<<<|<>|>&|<&|>\||&>>?)-?$/;
 const STDIN_REDIRECT = /^0?(<|<<-?|<<<|<>|<&)-?$/;
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
@@ -38,7 +60,8 @@ export function codeInAssignment(text: string, unknown: boolean): { script?: str
   const value = text.slice(m[0].length);
   if (unknown) return { why: `${m[1]} is set to a value only known at run time, which the shell runs` };
   if (m[1] === 'PROMPT_COMMAND') return { script: value };
-  if ((m[1] === 'BASH_ENV' || m[1] === 'ENV') && (STDIN_FILE.test(value) || value.includes('(…)'))) return { why: `${m[1]} makes the shell read a pipe` };
+  if ((m[1] === 'BASH_ENV' || m[1] === 'ENV') && (STDIN_FILE.test(value) || value.includes('(…)')))
+    return { why: `${m[1]} makes the shell read a pipe` };
   return {};
 }
 
@@ -51,8 +74,17 @@ interface Pending {
 
 /** Every simple command a script would run (including those inside substitutions), in order. */
 export function parseScript(script: string, depth = 0): SimpleCommand[] {
-  if (depth > MAX_DEPTH) return [{ argv: ['<script nested too deep>'], unknown: [true], dynamic: 'the script is nested too deep to read', stdin: 'unknown' }];
-  if (script.length > MAX_SCRIPT_CHARS) return [{ argv: ['<script too long>'], unknown: [true], dynamic: `the script is longer than ${MAX_SCRIPT_CHARS} characters, more than policy reads`, stdin: 'unknown' }];
+  if (depth > MAX_DEPTH)
+    return [{ argv: ['<script nested too deep>'], unknown: [true], dynamic: 'the script is nested too deep to read', stdin: 'unknown' }];
+  if (script.length > MAX_SCRIPT_CHARS)
+    return [
+      {
+        argv: ['<script too long>'],
+        unknown: [true],
+        dynamic: `the script is longer than ${MAX_SCRIPT_CHARS} characters, more than policy reads`,
+        stdin: 'unknown',
+      },
+    ];
   const out: SimpleCommand[] = [];
   let plumbing = false; // a pipe or a stdin redirection somewhere: inherited stdin is no longer the script's
   let cur: Pending = { words: [], piped: false, coproc: false };

@@ -40,12 +40,54 @@ function zapRan(argv: string[], stdin = ''): boolean {
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const b64 = (s: string) => Buffer.from(`${s}\n`).toString('base64');
 
-const denied = fc.constantFrom('zap', "'z'ap", '"z"ap', "z''ap", '\\z\\ap', "$'\\x7aap'", "$'\\172ap'", "$'\\u007aap'", '$"zap"', '{zap,}', 'z{a,}p', '$(echo zap)', '`echo zap`', '"$(printf zap)"', '${Z:-zap}');
+const denied = fc.constantFrom(
+  'zap',
+  "'z'ap",
+  '"z"ap',
+  "z''ap",
+  '\\z\\ap',
+  "$'\\x7aap'",
+  "$'\\172ap'",
+  "$'\\u007aap'",
+  '$"zap"',
+  '{zap,}',
+  'z{a,}p',
+  '$(echo zap)',
+  '`echo zap`',
+  '"$(printf zap)"',
+  '${Z:-zap}',
+);
 const absolute = fc.constant('__BIN__/zap');
 const allowed = fc.constantFrom('ok', 'echo', 'true', ':');
 const program = fc.oneof({ weight: 3, arbitrary: denied }, { weight: 1, arbitrary: absolute }, { weight: 2, arbitrary: allowed });
 const prefix = fc.constantFrom('', '', 'A=1 ', '>/dev/null ', '2>/dev/null ', '{fd}>/dev/null ', '</dev/null ');
-const wrapper = fc.constantFrom('', '', 'env ', 'env -u X ', 'nice ', 'nice -n5 ', 'nice -10 ', 'timeout 5 ', 'timeout -s KILL 5 ', 'nohup ', 'setsid -w ', 'stdbuf -oL ', 'command ', 'exec ', 'time ', 'time -p ', 'xargs -0 ', 'setpriv ', 'prlimit --nofile=256 ', 'setarch x86_64 -R ', 'linux64 ', 'taskset 1 ', 'ionice -c3 ', 'flock -w 5 lock ', 'env -S\'nice -n1\' ');
+const wrapper = fc.constantFrom(
+  '',
+  '',
+  'env ',
+  'env -u X ',
+  'nice ',
+  'nice -n5 ',
+  'nice -10 ',
+  'timeout 5 ',
+  'timeout -s KILL 5 ',
+  'nohup ',
+  'setsid -w ',
+  'stdbuf -oL ',
+  'command ',
+  'exec ',
+  'time ',
+  'time -p ',
+  'xargs -0 ',
+  'setpriv ',
+  'prlimit --nofile=256 ',
+  'setarch x86_64 -R ',
+  'linux64 ',
+  'taskset 1 ',
+  'ionice -c3 ',
+  'flock -w 5 lock ',
+  "env -S'nice -n1' ",
+);
 const args = fc.constantFrom('', ' a', ' -x', ' "$HOME"');
 
 const simple = fc.tuple(prefix, wrapper, wrapper, program, args).map(([p, w1, w2, prog, a]) => `${p}${w1}${w2}${prog}${a}`);
@@ -130,12 +172,73 @@ function script(depth: number): fc.Arbitrary<string> {
   );
 }
 /** [argv, stdin]: a script given with -c, or as the exec's own stdin. */
-const argv = fc.tuple(fc.constantFrom('bash -c', 'bash -c', 'sh -c', 'sh', 'bash -s'), script(3)).map(([shell, s]): [string[], string | undefined] =>
-  shell.endsWith('-c') ? [[...shell.split(' '), s], undefined] : [shell.split(' '), `${s}\n`],
-);
+const argv = fc
+  .tuple(fc.constantFrom('bash -c', 'bash -c', 'sh -c', 'sh', 'bash -s'), script(3))
+  .map(([shell, s]): [string[], string | undefined] =>
+    shell.endsWith('-c') ? [[...shell.split(' '), s], undefined] : [shell.split(' '), `${s}\n`],
+  );
 
 /** Token soup: shell-significant pieces in any order, to find where the reader and the shell part ways. */
-const PIECES = ['zap', 'z', 'ap', "'", '"', '\\', '$', '$(', '(', ')', '{', '}', ',', ';', ';;', '|', '&', '<', '>', '<<', '<<<', '<<-', '\n', ' ', ' ', ' ', '#', '`', '=', '*', '!', '[[', ']]', '((', '))', 'echo', 'sh', 'eval', 'case', 'in', 'esac', 'EOF', '-c', 'x', 'Z=', '$Z', "$'", '\\n', 'env', 'xargs', 'then', 'if', 'fi', 'do', 'done', 'for', 'function', 'alias'];
+const PIECES = [
+  'zap',
+  'z',
+  'ap',
+  "'",
+  '"',
+  '\\',
+  '$',
+  '$(',
+  '(',
+  ')',
+  '{',
+  '}',
+  ',',
+  ';',
+  ';;',
+  '|',
+  '&',
+  '<',
+  '>',
+  '<<',
+  '<<<',
+  '<<-',
+  '\n',
+  ' ',
+  ' ',
+  ' ',
+  '#',
+  '`',
+  '=',
+  '*',
+  '!',
+  '[[',
+  ']]',
+  '((',
+  '))',
+  'echo',
+  'sh',
+  'eval',
+  'case',
+  'in',
+  'esac',
+  'EOF',
+  '-c',
+  'x',
+  'Z=',
+  '$Z',
+  "$'",
+  '\\n',
+  'env',
+  'xargs',
+  'then',
+  'if',
+  'fi',
+  'do',
+  'done',
+  'for',
+  'function',
+  'alias',
+];
 const soup = fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 14 }).map((p) => ['bash', '-c', p.join('')]);
 
 describe('command policy against the real shell', () => {

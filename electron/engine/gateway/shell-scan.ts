@@ -109,4 +109,3 @@ export function substitutionsIn(text: string): string[] {
   }
   return found;
 }
-

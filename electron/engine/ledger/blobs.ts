@@ -4,21 +4,9 @@
 import { hash as digest } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { fsyncDir } from './fsync-dir.js';
 import { WardenError } from '../../../shared/errors.js';
 import { HEX32_PATTERN } from '../../../shared/types/ledger.js';
-
-function fsyncDir(dir: string): void {
-  try {
-    const fd = openSync(dir, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // Not every filesystem allows it; rename is still atomic.
-  }
-}
 
 export interface BlobRef {
   digest: string;
@@ -58,7 +46,8 @@ export class BlobStore {
   /** The bytes named by `hex`, or null if not kept. Throws if the file no longer matches its name. */
   get(hex: string): Buffer | null {
     // The digest may come from a caller or a payload: never let it name a path outside the store.
-    if (typeof hex !== 'string' || !HEX32_PATTERN.test(hex)) throw new WardenError('E_BAD_INPUT', 'a blob digest is 64 lower-case hex digits');
+    if (typeof hex !== 'string' || !HEX32_PATTERN.test(hex))
+      throw new WardenError('E_BAD_INPUT', 'a blob digest is 64 lower-case hex digits');
     let bytes: Buffer;
     try {
       bytes = readFileSync(this.pathOf(hex));
@@ -76,6 +65,11 @@ export class BlobStore {
     // Decode a little more than needed so a character cut at the byte boundary is not counted.
     const text = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, previewChars * 4)).toString('utf8');
     const chars = Array.from(text);
-    return { digest: hex, size, preview: chars.slice(0, previewChars).join(''), truncated: chars.length > previewChars || bytes.byteLength > previewChars * 4 };
+    return {
+      digest: hex,
+      size,
+      preview: chars.slice(0, previewChars).join(''),
+      truncated: chars.length > previewChars || bytes.byteLength > previewChars * 4,
+    };
   }
 }

@@ -9,6 +9,7 @@ import { canonicalize, entryHash, GENESIS_HASH } from './canonical.js';
 import type { Finding } from './diagnose.js';
 import { verifyConsistency, verifyInclusion } from './merkle.js';
 import { openNote, parseCheckpoint, parseVkey, type CheckpointBody, type VerifierKey } from './note.js';
+import { parseWith } from '../../../shared/contracts/parse.js';
 
 export interface BundleVerifyOptions {
   /** The key the auditor trusts (name+id+key), from somewhere other than the bundle itself. */
@@ -18,19 +19,25 @@ export interface BundleVerifyOptions {
 }
 
 export function parseBundle(input: unknown): ReportBundle {
-  const parsed = ReportBundleSchema.safeParse(input);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new WardenError('E_BAD_INPUT', `not a Warden evidence bundle: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'invalid'}`);
-  }
-  return parsed.data;
+  if (input === null || input === undefined) throw new WardenError('E_BAD_INPUT', 'not a Warden evidence bundle: empty');
+  return parseWith(ReportBundleSchema, input, 'not a Warden evidence bundle');
 }
 
 const hex = (h: string) => Buffer.from(h, 'hex');
 
 function hashOf(e: LedgerEntry): string | null {
   try {
-    return entryHash(canonicalize({ actor: e.actor, kind: e.kind, payload: e.payload, prev_hash: e.prevHash, sandbox_id: e.sandboxId, seq: e.seq, time: e.time }));
+    return entryHash(
+      canonicalize({
+        actor: e.actor,
+        kind: e.kind,
+        payload: e.payload,
+        prev_hash: e.prevHash,
+        sandbox_id: e.sandboxId,
+        seq: e.seq,
+        time: e.time,
+      }),
+    );
   } catch {
     return null;
   }
@@ -41,7 +48,12 @@ function bundleKey(b: ReportBundle, pinned: string | undefined): VerifierKey | n
   try {
     const key = parseVkey(b.publicKey.vkey);
     const pem = createPublicKey(b.publicKey.spkiPem).export({ format: 'der', type: 'spki' });
-    if (!Buffer.from(pem).subarray(-32).equals(key.raw) || key.name !== b.publicKey.keyName || key.keyId.toString('hex') !== b.publicKey.keyId) return null;
+    if (
+      !Buffer.from(pem).subarray(-32).equals(key.raw) ||
+      key.name !== b.publicKey.keyName ||
+      key.keyId.toString('hex') !== b.publicKey.keyId
+    )
+      return null;
     if (pinned !== undefined && parseVkey(pinned).vkey !== key.vkey) return null;
     return key;
   } catch {
@@ -67,7 +79,12 @@ export function verifyBundle(input: unknown, opts: BundleVerifyOptions = {}): Ve
   const key = bundleKey(b, opts.vkey);
   const body = openCheckpoint(b, key);
   if (!key || !body) {
-    return { ok: false, entries: b.entries.length, firstBad: { seq: Math.max(1, b.checkpoint.size), reason: 'bad signature' }, checkpoint: null };
+    return {
+      ok: false,
+      entries: b.entries.length,
+      firstBad: { seq: Math.max(1, b.checkpoint.size), reason: 'bad signature' },
+      checkpoint: null,
+    };
   }
   const root = body.root;
   if (body.origin !== b.origin || body.size !== b.checkpoint.size || root.toString('hex') !== b.checkpoint.root) {
@@ -84,13 +101,15 @@ export function verifyBundle(input: unknown, opts: BundleVerifyOptions = {}): Ve
     const e = b.entries[i]!;
     const prev = b.entries[i - 1];
     if (prev && e.seq <= prev.seq) problems.push({ seq: e.seq, reason: e.seq === prev.seq ? 'duplicate' : 'reordered' });
-    if (e.seq < fromSeq || e.seq > toSeq || e.seq > body.size || (sandboxId !== null && e.sandboxId !== sandboxId)) problems.push({ seq: e.seq, reason: 'inserted' });
+    if (e.seq < fromSeq || e.seq > toSeq || e.seq > body.size || (sandboxId !== null && e.sandboxId !== sandboxId))
+      problems.push({ seq: e.seq, reason: 'inserted' });
     if (sandboxId === null && e.seq > expected) problems.push({ seq: expected, reason: present.has(expected) ? 'reordered' : 'gap' });
     expected = e.seq + 1;
     if (hashOf(e) !== e.hash) problems.push({ seq: e.seq, reason: 'hash mismatch' });
     const inRun = prev !== undefined && prev.seq + 1 === e.seq;
     if (!inRun) runStart = e.seq;
-    if ((inRun && e.prevHash !== prev.hash) || (e.seq === 1 && e.prevHash !== GENESIS_HASH)) problems.push({ seq: e.seq, reason: 'broken link' });
+    if ((inRun && e.prevHash !== prev.hash) || (e.seq === 1 && e.prevHash !== GENESIS_HASH))
+      problems.push({ seq: e.seq, reason: 'broken link' });
     const next = b.entries[i + 1];
     if (!next || next.seq !== e.seq + 1) {
       // End of a run: its last entry must be in the signed tree; the chain vouches for the rest.
@@ -103,7 +122,8 @@ export function verifyBundle(input: unknown, opts: BundleVerifyOptions = {}): Ve
 
   // Earlier exported checkpoints this one claims to extend.
   for (const c of b.consistency) {
-    if (c.toSize !== body.size || !verifyConsistency(c.fromSize, c.toSize, hex(c.fromRoot), root, c.path.map(hex))) proofProblems.push({ seq: 1, reason: 'checkpoint mismatch' });
+    if (c.toSize !== body.size || !verifyConsistency(c.fromSize, c.toSize, hex(c.fromRoot), root, c.path.map(hex)))
+      proofProblems.push({ seq: 1, reason: 'checkpoint mismatch' });
   }
   if (opts.previous !== undefined) proofProblems.push(...checkPrevious(parseBundle(opts.previous), b, key, body));
 
@@ -113,7 +133,15 @@ export function verifyBundle(input: unknown, opts: BundleVerifyOptions = {}): Ve
     ok: firstBad === null,
     entries: b.entries.length,
     firstBad,
-    checkpoint: { origin: body.origin, size: body.size, root: root.toString('hex'), keyName: key.name, keyId: key.keyId.toString('hex'), source: 'bundle', note: b.checkpoint.note },
+    checkpoint: {
+      origin: body.origin,
+      size: body.size,
+      root: root.toString('hex'),
+      keyName: key.name,
+      keyId: key.keyId.toString('hex'),
+      source: 'bundle',
+      note: b.checkpoint.note,
+    },
   };
 }
 
@@ -125,6 +153,7 @@ function checkPrevious(old: ReportBundle, b: ReportBundle, key: VerifierKey, bod
   if (oldBody.size > body.size) return [{ seq: body.size + 1, reason: 'checkpoint mismatch' }];
   if (oldBody.size === body.size) return oldBody.root.equals(body.root) ? [] : [{ seq: 1, reason: 'checkpoint mismatch' }];
   const proof = b.consistency.find((c) => c.fromSize === oldBody.size);
-  if (!proof || !verifyConsistency(oldBody.size, body.size, oldBody.root, body.root, proof.path.map(hex))) return [{ seq: 1, reason: 'checkpoint mismatch' }];
+  if (!proof || !verifyConsistency(oldBody.size, body.size, oldBody.root, body.root, proof.path.map(hex)))
+    return [{ seq: 1, reason: 'checkpoint mismatch' }];
   return [];
 }

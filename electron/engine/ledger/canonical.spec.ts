@@ -16,7 +16,9 @@ describe('RFC 8785 canonical JSON', () => {
         '"string": "\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/", "literals": [null, true, false]}',
     ) as unknown;
     const out = canonicalize(input);
-    expect(out).toBe('{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}');
+    expect(out).toBe(
+      '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}',
+    );
     const published = `
       7b 22 6c 69 74 65 72 61 6c 73 22 3a 5b 6e 75 6c 6c 2c 74 72
       75 65 2c 66 61 6c 73 65 5d 2c 22 6e 75 6d 62 65 72 73 22 3a
@@ -166,7 +168,9 @@ describe('entry encoding', () => {
       prev_hash: s.prevHash,
     });
     expect(fast).toBe(generic);
-    const expected = createHash('sha256').update(Buffer.concat([Buffer.from([0]), Buffer.from(generic, 'utf8')])).digest('hex');
+    const expected = createHash('sha256')
+      .update(Buffer.concat([Buffer.from([0]), Buffer.from(generic, 'utf8')]))
+      .digest('hex');
     expect(entryHash(fast)).toBe(expected);
   });
 });

@@ -18,7 +18,11 @@ const MAX_DEPTH = 64;
 const LONE_SURROGATE = /\p{Cs}/u;
 
 function bad(message: string): never {
-  throw new WardenError('E_BAD_INPUT', message, 'ledger payloads must be plain JSON: objects, arrays, strings, finite numbers, booleans, null');
+  throw new WardenError(
+    'E_BAD_INPUT',
+    message,
+    'ledger payloads must be plain JSON: objects, arrays, strings, finite numbers, booleans, null',
+  );
 }
 
 function str(value: string): string {
@@ -49,7 +53,8 @@ function encode(value: unknown, depth: number): string {
         let out = '[';
         for (let i = 0; i < value.length; i++) {
           const item: unknown = value[i];
-          if (item === undefined || typeof item === 'function' || typeof item === 'symbol') bad('payload array holds undefined, a function or a symbol');
+          if (item === undefined || typeof item === 'function' || typeof item === 'symbol')
+            bad('payload array holds undefined, a function or a symbol');
           out += (i ? ',' : '') + encode(item, depth + 1);
         }
         return `${out}]`;
@@ -57,7 +62,8 @@ function encode(value: unknown, depth: number): string {
       const withJson = value as { toJSON?: () => unknown };
       if (typeof withJson.toJSON === 'function') return encode(withJson.toJSON(), depth + 1);
       const proto = Object.getPrototypeOf(value) as unknown;
-      if (proto !== Object.prototype && proto !== null) bad(`payload holds a ${value.constructor?.name ?? 'non-plain'} object; convert it to plain JSON`);
+      if (proto !== Object.prototype && proto !== null)
+        bad(`payload holds a ${value.constructor?.name ?? 'non-plain'} object; convert it to plain JSON`);
       // Default sort compares UTF-16 code units, which is the order RFC 8785 §3.2.3 prescribes.
       const keys = Object.keys(value).sort();
       let out = '{';
@@ -114,7 +120,8 @@ function normalize(value: unknown, depth: number, state: Normalized): unknown {
         const out = new Array<unknown>(value.length);
         for (let i = 0; i < value.length; i++) {
           const item: unknown = value[i];
-          if (item === undefined || typeof item === 'function' || typeof item === 'symbol') bad('payload array holds undefined, a function or a symbol');
+          if (item === undefined || typeof item === 'function' || typeof item === 'symbol')
+            bad('payload array holds undefined, a function or a symbol');
           out[i] = normalize(item, depth + 1, state);
         }
         return out;
@@ -122,7 +129,10 @@ function normalize(value: unknown, depth: number, state: Normalized): unknown {
       const withJson = value as { toJSON?: () => unknown };
       if (typeof withJson.toJSON === 'function') return normalize(withJson.toJSON(), depth + 1, state);
       const proto = Object.getPrototypeOf(value) as unknown;
-      if (proto !== Object.prototype && proto !== null) bad(`payload holds a ${(value as { constructor?: { name?: string } }).constructor?.name ?? 'non-plain'} object; convert it to plain JSON`);
+      if (proto !== Object.prototype && proto !== null)
+        bad(
+          `payload holds a ${(value as { constructor?: { name?: string } }).constructor?.name ?? 'non-plain'} object; convert it to plain JSON`,
+        );
       // Default sort compares UTF-16 code units, which is the order RFC 8785 §3.2.3 prescribes.
       const keys = Object.keys(value).sort();
       const out: Record<string, unknown> = {};

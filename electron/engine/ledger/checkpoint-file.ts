@@ -3,6 +3,7 @@
 // C2SP signed note that any tool can read.
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { fsyncDir } from './fsync-dir.js';
 
 export function checkpointFileFor(ledgerFile: string): string {
   return `${ledgerFile}.checkpoint`;
@@ -28,14 +29,5 @@ export function writeCheckpointFile(path: string, note: string): void {
     closeSync(fd);
   }
   renameSync(tmp, path);
-  try {
-    const dfd = openSync(dirname(path), 'r');
-    try {
-      fsyncSync(dfd);
-    } finally {
-      closeSync(dfd);
-    }
-  } catch {
-    // Directory fsync is best effort; the rename is atomic either way.
-  }
+  fsyncDir(dirname(path));
 }

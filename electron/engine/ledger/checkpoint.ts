@@ -42,7 +42,15 @@ export function readSignedCheckpoint(note: string, key: VerifierKey | null): Che
 }
 
 export function checkpointInfo(body: CheckpointBody, note: string, key: VerifierKey, source: CheckpointInfo['source']): CheckpointInfo {
-  return { origin: body.origin, size: body.size, root: body.root.toString('hex'), keyName: key.name, keyId: key.keyId.toString('hex'), source, note };
+  return {
+    origin: body.origin,
+    size: body.size,
+    root: body.root.toString('hex'),
+    keyName: key.name,
+    keyId: key.keyId.toString('hex'),
+    source,
+    note,
+  };
 }
 
 export function signCheckpoint(ctx: CheckpointContext, reason: CheckpointReason): SignedCheckpoint {
@@ -65,7 +73,8 @@ export function signCheckpoint(ctx: CheckpointContext, reason: CheckpointReason)
         const previous = readSignedCheckpoint(existing, ctx.signer);
         const hint = 'run `warden audit verify`; the checkpoint file is kept as evidence';
         if (!previous) throw new WardenError('E_LEDGER', `${ctx.file} is not a checkpoint signed by this ledger's key`, hint);
-        if (previous.origin !== ctx.origin) throw new WardenError('E_LEDGER', `${ctx.file} belongs to another ledger (${previous.origin})`, hint);
+        if (previous.origin !== ctx.origin)
+          throw new WardenError('E_LEDGER', `${ctx.file} belongs to another ledger (${previous.origin})`, hint);
         if (previous.size > size) {
           throw new WardenError('E_LEDGER', `the ledger has ${size} entries but its last checkpoint vouched for ${previous.size}`, hint);
         }
@@ -81,7 +90,15 @@ export function signCheckpoint(ctx: CheckpointContext, reason: CheckpointReason)
       ctx.db.prepare('INSERT INTO checkpoints (size, time, reason, note) VALUES (?, ?, ?, ?)').run(size, time, reason, note);
       // Written before COMMIT: if we die in between, the file names entries that are already durable.
       writeCheckpointFile(ctx.file, note);
-      return { origin: ctx.origin, size, root: root.toString('hex'), keyName: ctx.signer.name, keyId: ctx.signer.keyId.toString('hex'), note, time };
+      return {
+        origin: ctx.origin,
+        size,
+        root: root.toString('hex'),
+        keyName: ctx.signer.name,
+        keyId: ctx.signer.keyId.toString('hex'),
+        note,
+        time,
+      };
     })
     .immediate();
 }
@@ -89,9 +106,14 @@ export function signCheckpoint(ctx: CheckpointContext, reason: CheckpointReason)
 function checkNewEntries(db: Database, from: number, to: number): void {
   if (to <= from) return;
   const r = verifyRange(db, hash, { from: from + 1, to, checkpointSizes: [], pageSize: 4096 });
-  const before = from === 0 ? GENESIS_HASH : (db.prepare('SELECT lower(hex(hash)) FROM entries WHERE seq = ?').pluck().get(from) as string | undefined);
+  const before =
+    from === 0 ? GENESIS_HASH : (db.prepare('SELECT lower(hex(hash)) FROM entries WHERE seq = ?').pluck().get(from) as string | undefined);
   const bad = r.anomaly?.seq ?? (r.firstPrev !== before ? from + 1 : null);
   if (bad !== null) {
-    throw new WardenError('E_LEDGER', `entry ${bad} fails verification; refusing to sign a checkpoint over it`, 'run `warden audit verify`');
+    throw new WardenError(
+      'E_LEDGER',
+      `entry ${bad} fails verification; refusing to sign a checkpoint over it`,
+      'run `warden audit verify`',
+    );
   }
 }

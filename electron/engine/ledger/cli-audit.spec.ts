@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { registerAudit } from '../../cli/commands/audit.js';
-import { sampleEntry, tempLedger, type TempLedger } from './test-support.js';
+import { sampleEntry, tempLedger, type TempLedger } from '../../test-support/temp-ledger.js';
 
 let t: TempLedger;
 const savedHome = process.env.WARDEN_HOME;

@@ -5,8 +5,8 @@ import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWriter, runWriter } from './child-writer.js';
-import { tempLedger, type TempLedger } from './test-support.js';
+import { buildWriter, runWriter } from '../../test-support/child-writer.js';
+import { tempLedger, type TempLedger } from '../../test-support/temp-ledger.js';
 
 const KILLS = 160;
 
@@ -54,7 +54,10 @@ describe('crash safety', () => {
       const l = t.open({ checkpointOnClose: false });
       const db = new Database(t.file);
       expect(db.pragma('integrity_check', { simple: true }), `after kill ${k}`).toBe('ok');
-      const rows = db.prepare('SELECT seq, hash FROM entries WHERE seq >= ?').raw(true).all(Math.max(1, acked.size - 5000)) as Array<[number, Buffer]>;
+      const rows = db
+        .prepare('SELECT seq, hash FROM entries WHERE seq >= ?')
+        .raw(true)
+        .all(Math.max(1, acked.size - 5000)) as Array<[number, Buffer]>;
       const stored = new Map(rows.map(([s, h]) => [s, h.toString('hex')]));
       // An acknowledged checkpoint survives the kill: the newest stored one covers at least its size.
       const newest = (db.prepare('SELECT MAX(size) FROM checkpoints').pluck().get() as number | null) ?? 0;
@@ -73,7 +76,10 @@ describe('crash safety', () => {
     const all = new Map(l.entries({ limit: 100_000 }).map((e) => [e.seq, e.hash]));
     l.close();
     for (const [seq, hash] of acked) expect(all.get(seq)).toBe(hash);
-    if (process.env.WARDEN_TEST_VERBOSE) console.info(`crash: ${KILLS} kills, ${killedMidRun} mid-append, ${acked.size} acknowledged entries, ${checkpointsAcked} checkpoints`);
+    if (process.env.WARDEN_TEST_VERBOSE)
+      console.info(
+        `crash: ${KILLS} kills, ${killedMidRun} mid-append, ${acked.size} acknowledged entries, ${checkpointsAcked} checkpoints`,
+      );
     // By construction three kills in four land inside the append loop, one in four after a checkpoint.
     expect(killedMidRun).toBeGreaterThanOrEqual((KILLS * 3) / 4);
     expect(checkpointsAcked).toBeGreaterThanOrEqual(KILLS / 4);

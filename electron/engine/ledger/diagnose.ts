@@ -17,11 +17,15 @@ type Row = [number, unknown, unknown, unknown, unknown, unknown, unknown, unknow
 const MAX_SHIFT = 1024;
 
 function rowAt(db: Database, seq: number): Row | undefined {
-  return db.prepare('SELECT seq, time, actor, sandbox_id, kind, payload, prev_hash, hash FROM entries WHERE seq = ? LIMIT 1').raw(true).get(seq) as Row | undefined;
+  return db
+    .prepare('SELECT seq, time, actor, sandbox_id, kind, payload, prev_hash, hash FROM entries WHERE seq = ? LIMIT 1')
+    .raw(true)
+    .get(seq) as Row | undefined;
 }
 
 function seqOfHash(db: Database, hash: Buffer, except: number): number | null {
-  const seq = db.prepare('SELECT seq FROM entries WHERE hash = ? AND seq != ? ORDER BY seq LIMIT 1').pluck().get(hash, except) as number | undefined;
+  const seq = db.prepare('SELECT seq FROM entries WHERE hash = ? AND seq != ? ORDER BY seq LIMIT 1').pluck().get(hash, except) as
+    number | undefined;
   return seq ?? null;
 }
 

@@ -9,7 +9,7 @@ import { exportBundle } from './export.js';
 import { Ledger } from './ledger.js';
 import { signerFromGoKey } from './note.js';
 import { esc, renderReportHtml } from './report-html.js';
-import { sampleEntry, tempLedger, type TempLedger } from './test-support.js';
+import { sampleEntry, tempLedger, type TempLedger } from '../../test-support/temp-ledger.js';
 
 const SCRIPT = fileURLToPath(new URL('./auditor/verify_bundle.py', import.meta.url));
 const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
@@ -24,7 +24,12 @@ beforeAll(() => {
   l = t.open();
   l.appendBatch(Array.from({ length: 30 }, (_, i) => sampleEntry(i)));
   // Untrusted text from a sandbox, with markup, bidi overrides and floats in it.
-  l.append({ actor: 'agent-<b>x</b>', sandboxId: 'sb-alpha', kind: 'exec.finished', payload: { stdout: '<script>alert(1)</script>"><img src=x onerror=alert(2)>', rtl: 'abc\u202edcba', ratio: 0.1, big: 1e21 } });
+  l.append({
+    actor: 'agent-<b>x</b>',
+    sandboxId: 'sb-alpha',
+    kind: 'exec.finished',
+    payload: { stdout: '<script>alert(1)</script>"><img src=x onerror=alert(2)>', rtl: 'abc\u202edcba', ratio: 0.1, big: 1e21 },
+  });
   full = exportBundle(l);
 });
 afterAll(() => {
@@ -56,7 +61,14 @@ const tamper: Array<[string, (b: ReportBundle) => void, { seq: number; reason: s
   ['the proof for a wrong tree size', (b) => (b.proofs[0]!.treeSize += 1), { seq: 1, reason: 'checkpoint mismatch' }],
   ['the checkpoint root', (b) => (b.checkpoint.root = 'a'.repeat(64)), { seq: 1, reason: 'checkpoint mismatch' }],
   ['the signed note', (b) => (b.checkpoint.note = b.checkpoint.note.replace('\n31\n', '\n30\n')), { seq: 31, reason: 'bad signature' }],
-  ['the PEM key swapped for another', (b) => (b.publicKey.spkiPem = signerFromGoKey('PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz').publicKey.export({ format: 'pem', type: 'spki' }).toString()), { seq: 31, reason: 'bad signature' }],
+  [
+    'the PEM key swapped for another',
+    (b) =>
+      (b.publicKey.spkiPem = signerFromGoKey('PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz')
+        .publicKey.export({ format: 'pem', type: 'spki' })
+        .toString()),
+    { seq: 31, reason: 'bad signature' },
+  ],
 ];
 
 describe('evidence bundle', () => {
@@ -92,7 +104,12 @@ describe('evidence bundle', () => {
     expect(verifyBundle(after, { previous: before }).ok).toBe(true);
 
     // The copy (same key, same origin) grows a different future, signed with the real key.
-    const f = Ledger.open(fork.file, { keyDir: t.keyDir, checkpointFile: join(fork.dir, 'cp'), checkpointEveryMs: 0, checkpointOnClose: false });
+    const f = Ledger.open(fork.file, {
+      keyDir: t.keyDir,
+      checkpointFile: join(fork.dir, 'cp'),
+      checkpointEveryMs: 0,
+      checkpointOnClose: false,
+    });
     f.appendBatch([1, 2, 3, 4, 5, 6, 7].map((i) => ({ ...sampleEntry(i), actor: 'rewriter' })));
     const forkBundle = exportBundle(f);
     f.close();
@@ -111,7 +128,10 @@ describe('evidence bundle', () => {
   });
 
   it('rejects a bundle signed by a key other than the pinned one, and non-bundles', () => {
-    expect(verifyBundle(full, { vkey: 'PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW' }).firstBad).toEqual({ seq: 31, reason: 'bad signature' });
+    expect(verifyBundle(full, { vkey: 'PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW' }).firstBad).toEqual({
+      seq: 31,
+      reason: 'bad signature',
+    });
     expect(() => verifyBundle({ hello: 1 })).toThrow(/not a Warden evidence bundle/);
   });
 });
@@ -130,7 +150,37 @@ describe('HTML report', () => {
     expect(page).toContain("default-src 'none'");
     // Every tag in the page is one the template wrote.
     const tags = new Set([...page.matchAll(/<\/?([a-zA-Z0-9]+)/g)].map((m) => m[1]!.toLowerCase()));
-    expect([...tags].filter((tag) => !['html', 'head', 'meta', 'title', 'style', 'body', 'h1', 'h2', 'h3', 'p', 'dl', 'dt', 'dd', 'code', 'section', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'ol', 'li', 'pre'].includes(tag))).toEqual([]);
+    expect(
+      [...tags].filter(
+        (tag) =>
+          ![
+            'html',
+            'head',
+            'meta',
+            'title',
+            'style',
+            'body',
+            'h1',
+            'h2',
+            'h3',
+            'p',
+            'dl',
+            'dt',
+            'dd',
+            'code',
+            'section',
+            'table',
+            'thead',
+            'tbody',
+            'tr',
+            'th',
+            'td',
+            'ol',
+            'li',
+            'pre',
+          ].includes(tag),
+      ),
+    ).toEqual([]);
   });
 
   it('has the summary, a timeline per sandbox, the verdict and how to check it', () => {
@@ -172,8 +222,33 @@ describe.skipIf(!hasPython)('without Warden: the auditor script', () => {
     expect(forked.code).toBe(1);
   });
 
-  it('implements RFC 8785 numbers exactly (Appendix B vectors, via the script\'s es_number)', () => {
-    const bits = ['0000000000000000', '8000000000000000', '0000000000000001', '8000000000000001', '7fefffffffffffff', 'ffefffffffffffff', '4340000000000000', 'c340000000000000', '4430000000000000', '44b52d02c7e14af5', '44b52d02c7e14af6', '44b52d02c7e14af7', '444b1ae4d6e2ef4e', '444b1ae4d6e2ef4f', '444b1ae4d6e2ef50', '3eb0c6f7a0b5ed8c', '3eb0c6f7a0b5ed8d', '41b3de4355555553', '41b3de4355555554', '41b3de4355555555', '41b3de4355555556', '41b3de4355555557', 'becbf647612f3696', '43143ff3c1cb0959'];
+  it("implements RFC 8785 numbers exactly (Appendix B vectors, via the script's es_number)", () => {
+    const bits = [
+      '0000000000000000',
+      '8000000000000000',
+      '0000000000000001',
+      '8000000000000001',
+      '7fefffffffffffff',
+      'ffefffffffffffff',
+      '4340000000000000',
+      'c340000000000000',
+      '4430000000000000',
+      '44b52d02c7e14af5',
+      '44b52d02c7e14af6',
+      '44b52d02c7e14af7',
+      '444b1ae4d6e2ef4e',
+      '444b1ae4d6e2ef4f',
+      '444b1ae4d6e2ef50',
+      '3eb0c6f7a0b5ed8c',
+      '3eb0c6f7a0b5ed8d',
+      '41b3de4355555553',
+      '41b3de4355555554',
+      '41b3de4355555555',
+      '41b3de4355555556',
+      '41b3de4355555557',
+      'becbf647612f3696',
+      '43143ff3c1cb0959',
+    ];
     const code = `import sys, struct, json; sys.path.insert(0, sys.argv[1]); import verify_bundle as v
 print(json.dumps([v.es_number(struct.unpack('>d', bytes.fromhex(b))[0]) for b in sys.argv[2:]]))`;
     const out = JSON.parse(execFileSync('python3', ['-c', code, join(SCRIPT, '..'), ...bits], { encoding: 'utf8' })) as string[];

@@ -11,7 +11,7 @@ export const HASH_SPEC =
   'with prev_hash and sandbox_id taken from prevHash and sandboxId; entry 1 has prev_hash = 64 zeros. ' +
   'The Merkle tree is RFC 6962 with entry.hash as the leaf hash of leaf seq-1 (node = SHA-256(0x01 || left || right)). ' +
   'The checkpoint is a C2SP signed note (tlog-checkpoint: origin, size, base64 root) with an Ed25519 signature. ' +
-  'proofs[] hold one inclusion proof per run of consecutive entries, for the run\'s last entry; the prev_hash chain covers the rest of the run.';
+  "proofs[] hold one inclusion proof per run of consecutive entries, for the run's last entry; the prev_hash chain covers the rest of the run.";
 
 export interface ExportOptions {
   sandboxId?: string;
@@ -41,11 +41,17 @@ function assemble(ledger: Ledger, opts: ExportOptions): Omit<ReportBundle, 'veri
   const fromSeq = opts.fromSeq ?? 1;
   const toSeq = Math.min(opts.toSeq ?? size, size);
   if (!Number.isSafeInteger(fromSeq) || fromSeq < 1) throw new WardenError('E_BAD_INPUT', '--from must be a seq of 1 or more');
-  if (opts.toSeq !== undefined && (!Number.isSafeInteger(opts.toSeq) || opts.toSeq < fromSeq)) throw new WardenError('E_BAD_INPUT', '--to must be a seq at or after --from');
-  if (fromSeq > Math.max(size, 1)) throw new WardenError('E_BAD_INPUT', `--from ${fromSeq} is past the end of the ledger (${size} entries)`);
+  if (opts.toSeq !== undefined && (!Number.isSafeInteger(opts.toSeq) || opts.toSeq < fromSeq))
+    throw new WardenError('E_BAD_INPUT', '--to must be a seq at or after --from');
+  if (fromSeq > Math.max(size, 1))
+    throw new WardenError('E_BAD_INPUT', `--from ${fromSeq} is past the end of the ledger (${size} entries)`);
   const max = Math.min(opts.maxEntries ?? 50_000, 99_999);
-  const entries = toSeq >= fromSeq ? ledger.entries({ fromSeq, toSeq, ...(opts.sandboxId !== undefined ? { sandboxId: opts.sandboxId } : {}), limit: max + 1 }) : [];
-  if (entries.length > max) throw new WardenError('E_TOO_LARGE', `the selection holds more than ${max} entries`, 'export a narrower range with --from and --to');
+  const entries =
+    toSeq >= fromSeq
+      ? ledger.entries({ fromSeq, toSeq, ...(opts.sandboxId !== undefined ? { sandboxId: opts.sandboxId } : {}), limit: max + 1 })
+      : [];
+  if (entries.length > max)
+    throw new WardenError('E_TOO_LARGE', `the selection holds more than ${max} entries`, 'export a narrower range with --from and --to');
 
   const proofs: InclusionProof[] = [];
   for (let i = 0; i < entries.length; i++) {

@@ -9,4 +9,4 @@ export type { CheckpointReason } from './checkpoint.js';
 export { exportBundle, exportBundleAsync, HASH_SPEC, type ExportOptions } from './export.js';
 export { verifyBundle, parseBundle, type BundleVerifyOptions } from './bundle-verify.js';
 export { renderReportHtml } from './report-html.js';
-export { LedgerView, type VerifyProgress } from './ledger-view.js';
+export { LedgerReader, type VerifyProgress } from './ledger-reader.js';

@@ -3,7 +3,7 @@
 // deadline refuses the append (fail closed) instead of waiting on the loop.
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sampleEntry, tempLedger, type TempLedger } from './test-support.js';
+import { sampleEntry, tempLedger, type TempLedger } from '../../test-support/temp-ledger.js';
 
 let t: TempLedger;
 afterEach(() => t?.cleanup());

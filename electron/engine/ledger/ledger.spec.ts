@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LedgerEntrySchema, VerifyResultSchema } from '../../../shared/types/ledger.js';
 import { GENESIS_HASH } from './canonical.js';
 import { rootOf, verifyConsistency, verifyInclusion } from './merkle.js';
 import { openNote, parseCheckpoint, parseVkey } from './note.js';
-import { sampleEntry, tempLedger, type TempLedger } from './test-support.js';
+import { sampleEntry, tempLedger, type TempLedger } from '../../test-support/temp-ledger.js';
+import { Ledger } from './ledger.js';
 
 let t: TempLedger;
 afterEach(() => t?.cleanup());
@@ -40,7 +42,13 @@ describe('Ledger store', () => {
     db.pragma('recursive_triggers = ON'); // as the ledger's own connections run
     expect(() => db.prepare("UPDATE entries SET actor = 'x' WHERE seq = 2").run()).toThrow(/append-only/);
     expect(() => db.prepare('DELETE FROM entries WHERE seq = 3').run()).toThrow(/append-only/);
-    expect(() => db.prepare("INSERT OR REPLACE INTO entries SELECT seq, time, 'x', sandbox_id, kind, payload, prev_hash, hash FROM entries WHERE seq = 1").run()).toThrow(/append-only/);
+    expect(() =>
+      db
+        .prepare(
+          "INSERT OR REPLACE INTO entries SELECT seq, time, 'x', sandbox_id, kind, payload, prev_hash, hash FROM entries WHERE seq = 1",
+        )
+        .run(),
+    ).toThrow(/append-only/);
     expect(() => db.prepare('DELETE FROM checkpoints').run()).toThrow(/append-only/);
     expect(() => db.prepare("UPDATE meta SET value = 'x' WHERE key = 'origin'").run()).toThrow(/append-only/);
     expect(() => db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('origin', 'x')").run()).toThrow(/append-only/);
@@ -55,14 +63,21 @@ describe('Ledger store', () => {
     expect(() => l.append({ actor: 'a', kind: 'Bad Kind', payload: {} })).toThrow(/kind/);
     expect(() => l.append({ actor: 'a', kind: 'x', sandboxId: '../etc', payload: {} })).toThrow(/sandboxId/);
     expect(() => l.append({ actor: 'a', kind: 'x', payload: { s: '\ud800' } })).toThrow(/surrogate/);
-    expect(() => l.append({ actor: 'a', kind: 'x', payload: { big: 'x'.repeat(300_000) } })).toThrow(expect.objectContaining({ code: 'E_TOO_LARGE' }));
+    expect(() => l.append({ actor: 'a', kind: 'x', payload: { big: 'x'.repeat(300_000) } })).toThrow(
+      expect.objectContaining({ code: 'E_TOO_LARGE' }),
+    );
     expect(l.head().size).toBe(0);
     // Strings SQLite could mangle survive byte for byte: NUL, astral, RTL, HTML.
     const e = l.append({ actor: 'agent <b>', kind: 'file.written', payload: { s: 'nul\u0000 😂 \u202e <script>' } });
     expect(l.entries({ fromSeq: e.seq })[0]!.payload).toEqual({ s: 'nul\u0000 😂 \u202e <script>' });
     // Verification rebuilds the canonical text in SQL (json_quote): it must agree on every character
     // the writer accepts in a field, quotes, backslashes, line separators and astral ones included.
-    l.append({ actor: 'a "quoted" \\ back/slash \u2028\u2029 😂 é \ufeff', sandboxId: 'sb.1_x-y', kind: 'file.written', payload: { k: '"\\\u2028' } });
+    l.append({
+      actor: 'a "quoted" \\ back/slash \u2028\u2029 😂 é \ufeff',
+      sandboxId: 'sb.1_x-y',
+      kind: 'file.written',
+      payload: { k: '"\\\u2028' },
+    });
     l.append({ actor: 'user', sandboxId: null, kind: 'engine.down', payload: null });
     expect(l.verify()).toMatchObject({ ok: true, entries: 3 });
     expect(l.verify({ workers: 2, parallelThreshold: 0, rangeSize: 2 })).toMatchObject({ ok: true, entries: 3 });
@@ -142,11 +157,34 @@ describe('Ledger store', () => {
     for (const size of [1, 2, 255, 256, 257, 511, 512, 600, 700]) expect(l.root(size)).toBe(rootOf(leaves.slice(0, size)).toString('hex'));
     for (const seq of [1, 2, 255, 256, 257, 300, 512, 513, 699, 700]) {
       const p = l.inclusionProof(seq);
-      expect(verifyInclusion(Buffer.from(p.leafHash, 'hex'), seq - 1, p.treeSize, p.path.map((h) => Buffer.from(h, 'hex')), Buffer.from(cp.root, 'hex'))).toBe(true);
+      expect(
+        verifyInclusion(
+          Buffer.from(p.leafHash, 'hex'),
+          seq - 1,
+          p.treeSize,
+          p.path.map((h) => Buffer.from(h, 'hex')),
+          Buffer.from(cp.root, 'hex'),
+        ),
+      ).toBe(true);
     }
-    for (const [m, n] of [[0, 700], [1, 700], [256, 700], [300, 512], [511, 700], [700, 700]] as const) {
+    for (const [m, n] of [
+      [0, 700],
+      [1, 700],
+      [256, 700],
+      [300, 512],
+      [511, 700],
+      [700, 700],
+    ] as const) {
       const c = l.consistencyProof(m, n);
-      expect(verifyConsistency(m, n, Buffer.from(c.fromRoot, 'hex'), Buffer.from(c.toRoot, 'hex'), c.path.map((h) => Buffer.from(h, 'hex')))).toBe(true);
+      expect(
+        verifyConsistency(
+          m,
+          n,
+          Buffer.from(c.fromRoot, 'hex'),
+          Buffer.from(c.toRoot, 'hex'),
+          c.path.map((h) => Buffer.from(h, 'hex')),
+        ),
+      ).toBe(true);
     }
     expect(() => l.inclusionProof(701)).toThrow();
     l.close();
@@ -154,9 +192,13 @@ describe('Ledger store', () => {
 
   it('writes C2SP checkpoints into the history and a file outside the database, on demand and on a schedule', async () => {
     t = tempLedger();
+    // The schedule's interval is faked and advanced: its turns come when the spec says, not when a
+    // busy machine gets round to them. Three turns, one new size: one scheduled checkpoint.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const l = t.open({ checkpointEveryMs: 30 });
     l.appendBatch([1, 2, 3].map(sampleEntry));
-    await new Promise((r) => setTimeout(r, 120));
+    vi.advanceTimersByTime(90);
+    vi.useRealTimers();
     const file = readFileSync(`${t.file}.checkpoint`, 'utf8');
     const vkey = readFileSync(join(t.keyDir, 'ledger-ed25519.vkey'), 'utf8').trim();
     const body = parseCheckpoint(openNote(file, parseVkey(vkey)).text);
@@ -224,5 +266,22 @@ describe('Ledger store', () => {
     expect(progress.at(-1)).toBe(3500);
     l.close();
     expect(existsSync(t.file)).toBe(true);
+  });
+});
+
+describe('the ledger file', () => {
+  it("is its owner's alone, even where the home lets others pass through", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'warden-ledger-mode-'));
+    try {
+      const file = join(dir, 'ledger.db');
+      writeFileSync(file, '', { mode: 0o644 }); // an older Warden's (umask 022)
+      chmodSync(file, 0o644);
+      const ledger = Ledger.open(file, { keyDir: join(dir, 'keys') });
+      ledger.append({ actor: 'user', sandboxId: null, kind: 'test', payload: {} });
+      ledger.close();
+      expect(statSync(file).mode & 0o077).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -3,32 +3,25 @@
 // every append is one BEGIN IMMEDIATE transaction that reads the head inside the write lock, so the
 // chain cannot fork, and the busy timeout makes the others wait their turn instead of failing.
 import { mkdirSync } from 'node:fs';
+import { keepPrivate } from './private-file.js';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { WardenError } from '../../../shared/errors.js';
 import type { LedgerBrowse, LedgerEntry, LedgerQuery, SignedCheckpoint, VerifyResult } from '../../../shared/types/ledger.js';
 import { BlobStore, type BlobRef } from './blobs.js';
-import { entryCanonical, entryHash, GENESIS_HASH } from './canonical.js';
+import { GENESIS_HASH } from './canonical.js';
+import { ASYNC_BUSY_MS, ChainWriter, DEFAULT_BUSY_TIMEOUT_MS, isBusy } from './chain-writer.js';
 import { checkpointFileFor } from './checkpoint-file.js';
 import { latestCheckpointSize, signCheckpoint, type CheckpointReason } from './checkpoint.js';
-import { GroupCommitter } from './group-commit.js';
-import { prepareAppend, type AppendInput, type PreparedAppend } from './input.js';
+import type { AppendInput } from './input.js';
 import { browseEntries, browseSteps, distinctValues, kindsAndActors, queryEntries } from './query.js';
 import { defaultKeyDir } from './paths.js';
 import { applySchema, LEDGER_FORMAT, readMeta } from './schema.js';
 import type { SignerKey } from './note.js';
 import { loadOrCreateSigner } from './signing.js';
+import { checkTreeSize, consistencyProof, inclusionProof, type ConsistencyProofResult, type InclusionProofResult } from './proofs.js';
 import { TreeStore } from './tree-store.js';
 import { verifyLedger, verifyLedgerAsync, type VerifyOptions, type VerifySource } from './verify.js';
-
-/** How long a sync append waits for another process's write lock (and async ones in all). */
-const DEFAULT_BUSY_TIMEOUT_MS = 15_000;
-/** The busy wait of one async commit attempt: short, since it holds the event loop. */
-const ASYNC_BUSY_MS = 20;
-
-function isBusy(err: unknown): boolean {
-  return typeof (err as { code?: unknown })?.code === 'string' && (err as { code: string }).code.startsWith('SQLITE_BUSY');
-}
 
 /** Seqs scanned per step by browseAsync (~15 ms of a filtered scan). */
 const BROWSE_WINDOW = 32768;
@@ -52,34 +45,15 @@ export interface LedgerOptions {
 
 export type { AppendInput } from './input.js';
 
-export interface InclusionProofResult {
-  seq: number;
-  treeSize: number;
-  leafHash: string;
-  root: string;
-  path: string[];
-}
-
-export interface ConsistencyProofResult {
-  fromSize: number;
-  toSize: number;
-  fromRoot: string;
-  toRoot: string;
-  path: string[];
-}
+export type { ConsistencyProofResult, InclusionProofResult } from './proofs.js';
 
 export class Ledger {
   private readonly tree: TreeStore;
   private readonly blobs: BlobStore;
-  private readonly committer: GroupCommitter<PreparedAppend, LedgerEntry>;
-  private readonly listeners = new Set<(e: LedgerEntry) => void>();
-  private readonly insertMany: (items: PreparedAppend[]) => LedgerEntry[];
+  private readonly writer: ChainWriter;
   private readonly timer: NodeJS.Timeout | null = null;
   private closed = false;
-  private closing = false;
   private reportedError = '';
-  /** Transactions and entries this instance committed (for diagnostics and the bench). */
-  readonly stats = { commits: 0, entries: 0 };
 
   private constructor(
     readonly file: string,
@@ -91,34 +65,7 @@ export class Ledger {
   ) {
     this.tree = new TreeStore(db);
     this.blobs = new BlobStore(opts.blobDir ?? join(dirname(file), 'blobs'));
-    const head = db.prepare('SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1').raw(true);
-    const insert = db.prepare('INSERT INTO entries (seq, time, actor, sandbox_id, kind, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-    const tx = db.transaction((items: PreparedAppend[]): LedgerEntry[] => {
-      // Read the head inside the write lock: another process may have appended since our last look.
-      const last = head.get() as [number, Buffer] | undefined;
-      let seq = last ? last[0] : 0;
-      let prevHash = last ? last[1].toString('hex') : GENESIS_HASH;
-      let prevBuf = last ? last[1] : Buffer.from(GENESIS_HASH, 'hex');
-      const time = new Date().toISOString();
-      const out: LedgerEntry[] = new Array<LedgerEntry>(items.length);
-      for (let i = 0; i < items.length; i++) {
-        const it = items[i]!;
-        seq += 1;
-        const hash = entryHash(entryCanonical({ seq, time, actor: it.actor, sandboxId: it.sandboxId, kind: it.kind, payloadJson: it.payloadJson, prevHash }));
-        const hashBuf = Buffer.from(hash, 'hex');
-        insert.run(seq, time, it.actor, it.sandboxId, it.kind, it.payloadJson, prevBuf, hashBuf);
-        out[i] = { seq, time, actor: it.actor, sandboxId: it.sandboxId, kind: it.kind, payload: it.payload, prevHash, hash };
-        prevHash = hash;
-        prevBuf = hashBuf;
-      }
-      return out;
-    });
-    this.insertMany = (items) => tx.immediate(items);
-    this.committer = new GroupCommitter((items) => this.commitWithoutWaiting(items), 10_000, {
-      isBusy,
-      waitMs: this.busyTimeoutMs,
-      expired: (err) => new WardenError('E_LEDGER', `the ledger is locked by another process and stayed locked for ${this.busyTimeoutMs / 1000} s (${(err as Error).message})`, `see which process holds ${file} (lsof ${file}); nothing was done meanwhile`),
-    });
+    this.writer = new ChainWriter(db, file, this.busyTimeoutMs, () => this.live());
     const every = opts.checkpointEveryMs ?? 60_000;
     if (every > 0) {
       this.timer = setInterval(() => this.scheduledCheckpoint(), every);
@@ -129,11 +76,13 @@ export class Ledger {
   /** Opens (creating on first run: file, schema, triggers, key) the ledger at `file`. */
   static open(file: string, opts: LedgerOptions = {}): Ledger {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    keepPrivate(file);
     const db = new Database(file, { timeout: opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
     try {
       const origin = applySchema(db);
       const format = readMeta(db, 'format');
-      if (format !== LEDGER_FORMAT) throw new WardenError('E_LEDGER', `${file} is a ${format ?? 'unknown'} ledger; this Warden reads ${LEDGER_FORMAT}`);
+      if (format !== LEDGER_FORMAT)
+        throw new WardenError('E_LEDGER', `${file} is a ${format ?? 'unknown'} ledger; this Warden reads ${LEDGER_FORMAT}`);
       const signer = loadOrCreateSigner(opts.keyDir ?? defaultKeyDir());
       return new Ledger(file, db, origin, signer, opts, opts.checkpointFile ?? checkpointFileFor(file));
     } catch (err) {
@@ -150,50 +99,19 @@ export class Ledger {
     return this.opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   }
 
-  /**
-   * One commit attempt that does not hold the event loop while another process has the lock (a
-   * short busy wait; the group committer tries again later). On close it waits as long as sync appends do.
-   */
-  private commitWithoutWaiting(items: PreparedAppend[]): LedgerEntry[] {
-    if (this.closing) return this.commit(items);
-    return this.withBusyTimeout(ASYNC_BUSY_MS, () => this.commit(items));
-  }
-
-  private withBusyTimeout<T>(ms: number, body: () => T): T {
-    this.db.pragma(`busy_timeout = ${ms}`);
-    try {
-      return body();
-    } finally {
-      this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
-    }
-  }
-
-  private commit(items: PreparedAppend[]): LedgerEntry[] {
-    this.live();
-    const entries = this.insertMany(items);
-    this.stats.commits += 1;
-    this.stats.entries += entries.length;
-    for (const e of entries) {
-      for (const fn of this.listeners) {
-        try {
-          fn(e);
-        } catch {
-          // A broken subscriber must not undo or delay an append that is already durable.
-        }
-      }
-    }
-    return entries;
+  /** Transactions and entries this instance committed (for diagnostics and the bench). */
+  get stats(): { commits: number; entries: number } {
+    return this.writer.stats;
   }
 
   /** Appends one entry; durable (fsynced) when it returns. */
   append(e: AppendInput): LedgerEntry {
-    return this.commit([prepareAppend(e)])[0]!;
+    return this.writer.append(e);
   }
 
   /** Appends all or none, in one transaction. */
   appendBatch(es: AppendInput[]): LedgerEntry[] {
-    if (es.length === 0) return [];
-    return this.commit(es.map(prepareAppend));
+    return this.writer.appendBatch(es);
   }
 
   /**
@@ -202,24 +120,12 @@ export class Ledger {
    * write lock. Rejects (E_LEDGER) if the lock is still held after the busy timeout: fail closed.
    */
   appendBatchAsync(es: AppendInput[]): Promise<LedgerEntry[]> {
-    try {
-      this.live();
-      if (es.length === 0) return Promise.resolve([]);
-      return this.committer.enqueueAll(es.map(prepareAppend));
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    return this.writer.appendBatchAsync(es);
   }
 
   /** Group commit: resolves once this entry and the others queued with it are durable. */
   enqueue(e: AppendInput): Promise<LedgerEntry> {
-    try {
-      this.live();
-      // Checked now, so one bad request is rejected alone instead of failing its whole batch.
-      return this.committer.enqueue(prepareAppend(e));
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    return this.writer.enqueue(e);
   }
 
   storeBlob(bytes: Uint8Array): { digest: string; size: number } {
@@ -282,30 +188,20 @@ export class Ledger {
   /** RFC 6962 root of the first `size` entries (default: all). */
   root(size = this.head().size): string {
     this.live();
-    this.checkSize(size);
+    checkTreeSize(size, this.head().size);
     return this.tree.root(size).toString('hex');
   }
 
   inclusionProof(seq: number, treeSize = this.head().size): InclusionProofResult {
     this.live();
-    this.checkSize(treeSize);
-    if (!Number.isSafeInteger(seq) || seq < 1 || seq > treeSize) throw new WardenError('E_NOT_FOUND', `no entry ${seq} in a tree of ${treeSize}`);
-    const path = this.tree.inclusion(seq - 1, treeSize).map((h) => h.toString('hex'));
-    const leaf = this.db.prepare('SELECT hash FROM entries WHERE seq = ?').pluck().get(seq) as Buffer;
-    return { seq, treeSize, leafHash: leaf.toString('hex'), root: this.tree.root(treeSize).toString('hex'), path };
+    checkTreeSize(treeSize, this.head().size);
+    return inclusionProof(this.db, this.tree, seq, treeSize);
   }
 
   consistencyProof(fromSize: number, toSize = this.head().size): ConsistencyProofResult {
     this.live();
-    this.checkSize(toSize);
-    if (!Number.isSafeInteger(fromSize) || fromSize < 0 || fromSize > toSize) throw new WardenError('E_BAD_INPUT', `no consistency proof from ${fromSize} to ${toSize}`);
-    const path = this.tree.consistency(fromSize, toSize).map((h) => h.toString('hex'));
-    return { fromSize, toSize, fromRoot: this.tree.root(fromSize).toString('hex'), toRoot: this.tree.root(toSize).toString('hex'), path };
-  }
-
-  private checkSize(size: number): void {
-    const max = this.head().size;
-    if (!Number.isSafeInteger(size) || size < 0 || size > max) throw new WardenError('E_BAD_INPUT', `tree size ${size} is outside 0..${max}`);
+    checkTreeSize(toSize, this.head().size);
+    return consistencyProof(this.tree, fromSize, toSize);
   }
 
   /** Signs a checkpoint of the whole ledger now and writes it to the checkpoint file too. */
@@ -317,7 +213,14 @@ export class Ledger {
   /** Past checkpoints, oldest first (the signed notes). */
   checkpoints(limit = 1000): Array<{ size: number; time: string; reason: string; note: string }> {
     this.live();
-    return (this.db.prepare('SELECT size, time, reason, note FROM checkpoints ORDER BY id DESC LIMIT ?').all(limit) as Array<{ size: number; time: string; reason: string; note: string }>).reverse();
+    return (
+      this.db.prepare('SELECT size, time, reason, note FROM checkpoints ORDER BY id DESC LIMIT ?').all(limit) as Array<{
+        size: number;
+        time: string;
+        reason: string;
+        note: string;
+      }>
+    ).reverse();
   }
 
   get publicKey(): { vkey: string; keyName: string; keyId: string; spkiPem: string } {
@@ -333,7 +236,8 @@ export class Ledger {
     if (this.closed) return;
     try {
       // Never a long busy wait on the event loop: with the lock held elsewhere, the next round signs.
-      if (this.head().size !== (latestCheckpointSize(this.db) ?? -1)) this.withBusyTimeout(ASYNC_BUSY_MS, () => this.checkpoint('schedule'));
+      if (this.head().size !== (latestCheckpointSize(this.db) ?? -1))
+        this.writer.withBusyTimeout(ASYNC_BUSY_MS, () => this.checkpoint('schedule'));
     } catch (err) {
       if (!isBusy(err)) this.reportCheckpointError(err);
     }
@@ -369,15 +273,13 @@ export class Ledger {
 
   /** Appends made by this process, as they commit (for the live UI). Returns the unsubscribe. */
   subscribe(fn: (e: LedgerEntry) => void): () => void {
-    this.listeners.add(fn);
-    return () => this.listeners.delete(fn);
+    return this.writer.subscribe(fn);
   }
 
   close(): void {
     if (this.closed) return;
     if (this.timer) clearInterval(this.timer);
-    this.closing = true;
-    this.committer.flush(true);
+    this.writer.flush();
     if (this.opts.checkpointOnClose ?? true) {
       try {
         const size = this.head().size;
@@ -387,7 +289,7 @@ export class Ledger {
       }
     }
     this.closed = true;
-    this.listeners.clear();
+    this.writer.close();
     this.db.close();
   }
 }

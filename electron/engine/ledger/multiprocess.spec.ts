@@ -3,8 +3,8 @@ import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWriter, runWriter } from './child-writer.js';
-import { tempLedger, type TempLedger } from './test-support.js';
+import { buildWriter, runWriter } from '../../test-support/child-writer.js';
+import { tempLedger, type TempLedger } from '../../test-support/temp-ledger.js';
 
 let writer: string;
 let t: TempLedger;
@@ -21,7 +21,9 @@ describe('multi-process appends', () => {
   it('five writers released at once (append, batch, group commit, checkpoints) build one gap-free chain', async () => {
     const WRITERS = 5;
     const ITERATIONS = 90; // per writer: 30 single, 30 batches of 3, 30 groups of 4 → 240 entries
-    const runs = Array.from({ length: WRITERS }, (_, w) => runWriter(writer, [t.file, t.keyDir, String(ITERATIONS), `w${w}`, 'wait-for-go']));
+    const runs = Array.from({ length: WRITERS }, (_, w) =>
+      runWriter(writer, [t.file, t.keyDir, String(ITERATIONS), `w${w}`, 'wait-for-go']),
+    );
     await Promise.all(runs.map((r) => r.ready));
     for (const r of runs) r.child.stdin!.end('go\n');
     const codes = await Promise.all(runs.map((r) => r.exited));
@@ -43,7 +45,9 @@ describe('multi-process appends', () => {
     // interleaving, not round-robin.
     const db = new Database(t.file, { readonly: true });
     const actors = db.prepare('SELECT actor FROM entries ORDER BY seq').pluck().all() as string[];
-    const stored = new Map((db.prepare('SELECT seq, hash FROM entries').raw(true).all() as Array<[number, Buffer]>).map(([s, h]) => [s, h.toString('hex')]));
+    const stored = new Map(
+      (db.prepare('SELECT seq, hash FROM entries').raw(true).all() as Array<[number, Buffer]>).map(([s, h]) => [s, h.toString('hex')]),
+    );
     db.close();
     const switches = actors.filter((a, i) => i > 0 && a !== actors[i - 1]).length;
     expect(switches).toBeGreaterThanOrEqual(WRITERS);

@@ -33,7 +33,13 @@ export interface SignerKey extends VerifierKey {
 
 /** Key ID = first 4 bytes of SHA-256(name ‖ "\n" ‖ 0x01 ‖ public key). */
 export function keyIdFor(name: string, raw: Buffer): Buffer {
-  return createHash('sha256').update(name).update('\n').update(Buffer.from([ALG_ED25519])).update(raw).digest().subarray(0, 4);
+  return createHash('sha256')
+    .update(name)
+    .update('\n')
+    .update(Buffer.from([ALG_ED25519]))
+    .update(raw)
+    .digest()
+    .subarray(0, 4);
 }
 
 export function verifierFromRaw(name: string, raw: Buffer): VerifierKey {
@@ -82,7 +88,8 @@ export function parseVkey(vkey: string): VerifierKey {
 const BAD_TEXT = /[\u0000-\u0009\u000b-\u001f\u007f]|\p{Cs}/u;
 
 export function signNote(text: string, key: SignerKey): string {
-  if (!text.endsWith('\n') || BAD_TEXT.test(text) || text.includes('\n\n')) throw new NoteError('note text must be lines ending in newline, no blank lines');
+  if (!text.endsWith('\n') || BAD_TEXT.test(text) || text.includes('\n\n'))
+    throw new NoteError('note text must be lines ending in newline, no blank lines');
   const sig = sign(null, Buffer.from(text, 'utf8'), key.privateKey);
   return `${text}\n${SIG_PREFIX}${key.name} ${Buffer.concat([key.keyId, sig]).toString('base64')}\n`;
 }
@@ -112,7 +119,8 @@ export function openNote(note: string, key: VerifierKey): OpenedNote {
     const name = rest.slice(0, space);
     const b64 = rest.slice(space + 1);
     const blob = Buffer.from(b64, 'base64');
-    if (space <= 0 || !NAME.test(name) || blob.toString('base64') !== b64 || blob.length < 5) throw new NoteError('malformed note: bad signature line');
+    if (space <= 0 || !NAME.test(name) || blob.toString('base64') !== b64 || blob.length < 5)
+      throw new NoteError('malformed note: bad signature line');
     const keyId = blob.subarray(0, 4);
     signatures.push({ name, keyId: keyId.toString('hex') });
     if (name !== key.name || !keyId.equals(key.keyId)) continue;
@@ -141,8 +149,10 @@ export function parseCheckpoint(text: string): CheckpointBody {
   if (lines.length < 4 || lines[lines.length - 1] !== '') throw new NoteError('malformed checkpoint: want origin, size and root lines');
   const [origin, sizeText, rootText] = lines as [string, string, string];
   if (!origin) throw new NoteError('malformed checkpoint: empty origin');
-  if (!/^(0|[1-9][0-9]{0,15})$/.test(sizeText) || !Number.isSafeInteger(Number(sizeText))) throw new NoteError('malformed checkpoint: bad size');
+  if (!/^(0|[1-9][0-9]{0,15})$/.test(sizeText) || !Number.isSafeInteger(Number(sizeText)))
+    throw new NoteError('malformed checkpoint: bad size');
   const root = Buffer.from(rootText, 'base64');
-  if (root.length !== 32 || root.toString('base64') !== rootText) throw new NoteError('malformed checkpoint: root is not base64 of 32 bytes');
+  if (root.length !== 32 || root.toString('base64') !== rootText)
+    throw new NoteError('malformed checkpoint: root is not base64 of 32 bytes');
   return { origin, size: Number(sizeText), root };
 }

@@ -9,7 +9,16 @@ type Row = [number, string, string, string | null, string, string, Buffer, Buffe
  * that is not JSON any more must not make the rest of the ledger unreadable (verification names it).
  */
 function toEntry(r: Row): LedgerEntry {
-  return { seq: r[0], time: String(r[1]), actor: String(r[2]), sandboxId: r[3] === null ? null : String(r[3]), kind: String(r[4]), payload: parsePayload(r[5]), prevHash: hex(r[6]), hash: hex(r[7]) };
+  return {
+    seq: r[0],
+    time: String(r[1]),
+    actor: String(r[2]),
+    sandboxId: r[3] === null ? null : String(r[3]),
+    kind: String(r[4]),
+    payload: parsePayload(r[5]),
+    prevHash: hex(r[6]),
+    hash: hex(r[7]),
+  };
 }
 
 function parsePayload(text: unknown): unknown {
@@ -28,7 +37,11 @@ const COLUMNS = 'SELECT seq, time, actor, sandbox_id, kind, payload, prev_hash, 
  * WHERE terms and their bound values, built from the filters that were given. The view's form sends
  * '' for a cleared field (skipped); the CLI's query matches '' as a value.
  */
-function conditions(skipEmpty: boolean): { where: string[]; args: Array<string | number>; filter(sql: string, value: string | number | undefined): void } {
+function conditions(skipEmpty: boolean): {
+  where: string[];
+  args: Array<string | number>;
+  filter(sql: string, value: string | number | undefined): void;
+} {
   const where: string[] = [];
   const args: Array<string | number> = [];
   return {
@@ -51,7 +64,12 @@ export function queryEntries(db: Database, q: LedgerQuery): LedgerEntry[] {
   filter('actor = ?', q.actor);
   const limit = Math.min(Math.max(1, Math.floor(q.limit ?? 1000)), 100_000);
   const sql = `${COLUMNS}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq LIMIT ${limit}`;
-  return (db.prepare(sql).raw(true).all(...args) as Row[]).map(toEntry);
+  return (
+    db
+      .prepare(sql)
+      .raw(true)
+      .all(...args) as Row[]
+  ).map(toEntry);
 }
 
 /**
@@ -60,7 +78,11 @@ export function queryEntries(db: Database, q: LedgerQuery): LedgerEntry[] {
  * page of rare matches: with a `slice`, the scan goes down in windows of that many seqs, yielding
  * between them, so an async caller can let other work run (the sync one passes none: one query).
  */
-export function* browseSteps(db: Database, q: LedgerBrowse, slice = 0): Generator<void, { entries: LedgerEntry[]; nextBeforeSeq: number | null }, unknown> {
+export function* browseSteps(
+  db: Database,
+  q: LedgerBrowse,
+  slice = 0,
+): Generator<void, { entries: LedgerEntry[]; nextBeforeSeq: number | null }, unknown> {
   const { where, args, filter } = conditions(true);
   filter('sandbox_id = ?', q.sandboxId);
   filter('kind = ?', q.kind);
@@ -76,7 +98,14 @@ export function* browseSteps(db: Database, q: LedgerBrowse, slice = 0): Generato
   if (!windows) {
     const all = q.beforeSeq === undefined ? where : ['seq < ?', ...where];
     const sql = `${COLUMNS}${all.length ? ` WHERE ${all.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ${limit + 1}`;
-    rows.push(...(db.prepare(sql).raw(true).all(...(q.beforeSeq === undefined ? args : [q.beforeSeq, ...args])) as Row[]).map(toEntry));
+    rows.push(
+      ...(
+        db
+          .prepare(sql)
+          .raw(true)
+          .all(...(q.beforeSeq === undefined ? args : [q.beforeSeq, ...args])) as Row[]
+      ).map(toEntry),
+    );
   } else {
     const stmt = db.prepare(`${COLUMNS} WHERE seq < ? AND seq >= ? AND ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`).raw(true);
     const top = (db.prepare('SELECT MAX(seq) FROM entries').pluck().get() as number | null) ?? 0;
@@ -88,7 +117,15 @@ export function* browseSteps(db: Database, q: LedgerBrowse, slice = 0): Generato
       if (before > 1 && rows.length <= limit) yield;
     }
     // Rows below seq 1 exist only in a tampered file; the whole-table query would have shown them.
-    if (before <= 1 && rows.length <= limit) rows.push(...(db.prepare(`${COLUMNS} WHERE seq < 1 AND ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`).raw(true).all(...args, limit + 1 - rows.length) as Row[]).map(toEntry));
+    if (before <= 1 && rows.length <= limit)
+      rows.push(
+        ...(
+          db
+            .prepare(`${COLUMNS} WHERE seq < 1 AND ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`)
+            .raw(true)
+            .all(...args, limit + 1 - rows.length) as Row[]
+        ).map(toEntry),
+      );
   }
   const more = rows.length > limit;
   const entries = more ? rows.slice(0, limit) : rows;
@@ -110,6 +147,8 @@ export function distinctValues(db: Database, column: 'kind' | 'actor', max = 200
 
 /** The kinds and actors of entries fromSeq..toSeq (one range scan: callers walk a big ledger in slices). */
 export function kindsAndActors(db: Database, fromSeq: number, toSeq: number): { kinds: string[]; actors: string[] } {
-  const pairs = db.prepare('SELECT DISTINCT kind, actor FROM entries WHERE seq >= ? AND seq <= ?').raw(true).all(fromSeq, toSeq) as Array<[unknown, unknown]>;
+  const pairs = db.prepare('SELECT DISTINCT kind, actor FROM entries WHERE seq >= ? AND seq <= ?').raw(true).all(fromSeq, toSeq) as Array<
+    [unknown, unknown]
+  >;
   return { kinds: [...new Set(pairs.map((p) => String(p[0])))], actors: [...new Set(pairs.map((p) => String(p[1])))] };
 }

@@ -24,7 +24,8 @@ function preview(payload: unknown): string {
 }
 
 function verdict(v: VerifyResult): string {
-  if (v.ok) return `<p class="ok">✔ Verified: ${v.entries} entries${v.checkpoint ? `, checkpoint of ${v.checkpoint.size} entries signed by ${esc(v.checkpoint.keyName)} (key id ${esc(v.checkpoint.keyId)})` : ''}.</p>`;
+  if (v.ok)
+    return `<p class="ok">✔ Verified: ${v.entries} entries${v.checkpoint ? `, checkpoint of ${v.checkpoint.size} entries signed by ${esc(v.checkpoint.keyName)} (key id ${esc(v.checkpoint.keyId)})` : ''}.</p>`;
   const bad = v.firstBad ? `first bad entry ${v.firstBad.seq}: ${esc(v.firstBad.reason)}` : 'failed';
   return `<p class="bad">✘ Not verified — ${bad}.</p>`;
 }

@@ -2,9 +2,22 @@
 // into a sandbox or the ledger. Files are created whole (temp file + link) so a crash or two processes
 // starting at once can never leave a half-written key or two different keys.
 import { generateKeyPairSync, createPrivateKey } from 'node:crypto';
-import { chmodSync, closeSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { fsyncDir } from './fsync-dir.js';
 import { WardenError } from '../../../shared/errors.js';
 import { parseVkey, signerFromPrivateKey, type SignerKey, type VerifierKey } from './note.js';
 
@@ -12,21 +25,11 @@ export const PRIVATE_KEY_FILE = 'ledger-ed25519.pem';
 export const VERIFIER_KEY_FILE = 'ledger-ed25519.vkey';
 
 export function defaultKeyName(): string {
-  const host = hostname().replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 48) || 'host';
+  const host =
+    hostname()
+      .replace(/[^A-Za-z0-9._-]/g, '-')
+      .slice(0, 48) || 'host';
   return `warden-${host}`;
-}
-
-function fsyncDir(dir: string): void {
-  try {
-    const fd = openSync(dir, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // Some filesystems refuse fsync on directories; the rename/link itself is still atomic.
-  }
 }
 
 /** Creates `path` with `data` only if it does not exist; returns false when someone else made it first. */
@@ -81,12 +84,20 @@ function readSigner(keyDir: string): SignerKey | null {
   try {
     const signer = signerFromPrivateKey(name, createPrivateKey(pem));
     if (existing && !existing.raw.equals(signer.raw)) {
-      throw new WardenError('E_LEDGER', `${VERIFIER_KEY_FILE} does not match ${PRIVATE_KEY_FILE} in ${keyDir}`, 'restore the key pair from backup');
+      throw new WardenError(
+        'E_LEDGER',
+        `${VERIFIER_KEY_FILE} does not match ${PRIVATE_KEY_FILE} in ${keyDir}`,
+        'restore the key pair from backup',
+      );
     }
     return signer;
   } catch (err) {
     if (err instanceof WardenError) throw err;
-    throw new WardenError('E_LEDGER', `the ledger key in ${file} is unreadable: ${(err as Error).message}`, 'restore it from backup; a new key cannot vouch for old checkpoints');
+    throw new WardenError(
+      'E_LEDGER',
+      `the ledger key in ${file} is unreadable: ${(err as Error).message}`,
+      'restore it from backup; a new key cannot vouch for old checkpoints',
+    );
   }
 }
 
@@ -97,7 +108,11 @@ export function loadOrCreateSigner(keyDir: string): SignerKey {
   let signer = readSigner(keyDir);
   if (!signer && loadVerifier(keyDir)) {
     // A new key could not vouch for anything signed before: make the loss loud instead.
-    throw new WardenError('E_LEDGER', `the ledger's private key is missing from ${keyDir} (its public half is there)`, `restore ${PRIVATE_KEY_FILE} from backup, or move ${VERIFIER_KEY_FILE} away to start a new key`);
+    throw new WardenError(
+      'E_LEDGER',
+      `the ledger's private key is missing from ${keyDir} (its public half is there)`,
+      `restore ${PRIVATE_KEY_FILE} from backup, or move ${VERIFIER_KEY_FILE} away to start a new key`,
+    );
   }
   if (!signer) {
     const { privateKey } = generateKeyPairSync('ed25519');

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalize, entryCanonical, entryHash } from './canonical.js';
 import { formatCheckpoint, openNote, signNote, signerFromGoKey, type SignerKey } from './note.js';
-import { sampleEntry, tempLedger, type TempLedger } from './test-support.js';
+import { sampleEntry, tempLedger, type TempLedger } from '../../test-support/temp-ledger.js';
 import { verifyLedgerFile, verifyLedgerFileAsync } from './verify-file.js';
 
 const N = 60;
@@ -64,11 +64,22 @@ async function verify(c: Copy) {
   const opts = { keyDir: t.keyDir, checkpointFile: c.checkpointFile };
   const sync = verifyLedgerFile(c.file, opts);
   expect(await verifyLedgerFileAsync(c.file, { ...opts, rangeSize: 4 }), 'async, in this thread').toEqual(sync);
-  expect(await verifyLedgerFileAsync(c.file, { ...opts, workers: 2, parallelThreshold: 0, rangeSize: 8 }), 'async, on workers').toEqual(sync);
+  expect(await verifyLedgerFileAsync(c.file, { ...opts, workers: 2, parallelThreshold: 0, rangeSize: 8 }), 'async, on workers').toEqual(
+    sync,
+  );
   return sync;
 }
 
-type Row = { seq: number; time: string; actor: string; sandbox_id: string | null; kind: string; payload: string; prev_hash: Buffer; hash: Buffer };
+type Row = {
+  seq: number;
+  time: string;
+  actor: string;
+  sandbox_id: string | null;
+  kind: string;
+  payload: string;
+  prev_hash: Buffer;
+  hash: Buffer;
+};
 function rows(file: string): Row[] {
   const db = new Database(file, { readonly: true });
   const all = db.prepare('SELECT * FROM entries ORDER BY seq').all() as Row[];
@@ -86,7 +97,17 @@ const flipByte = (b: Buffer, at: number) => {
   return c;
 };
 const hashOf = (r: Omit<Row, 'hash'>) =>
-  entryHash(entryCanonical({ seq: r.seq, time: r.time, actor: r.actor, sandboxId: r.sandbox_id, kind: r.kind, payloadJson: r.payload, prevHash: r.prev_hash.toString('hex') }));
+  entryHash(
+    entryCanonical({
+      seq: r.seq,
+      time: r.time,
+      actor: r.actor,
+      sandboxId: r.sandbox_id,
+      kind: r.kind,
+      payloadJson: r.payload,
+      prevHash: r.prev_hash.toString('hex'),
+    }),
+  );
 
 describe('the untouched ledger', () => {
   it('verifies, against the checkpoint file and the history', async () => {
@@ -102,7 +123,11 @@ describe('one byte changed in one field of a middle entry', () => {
     ['actor', () => `UPDATE entries SET actor = ${lit(flip(row().actor, 0))} WHERE seq = ${middle};`],
     ['sandbox_id', () => `UPDATE entries SET sandbox_id = ${lit(flip(row().sandbox_id ?? 'x', 3))} WHERE seq = ${middle};`],
     ['kind', () => `UPDATE entries SET kind = ${lit(flip(row().kind, 1))} WHERE seq = ${middle};`],
-    ['payload', () => `UPDATE entries SET payload = ${lit(row().payload.replace('"exit":0', '"exit":1').replace('"exit":1', '"exit":7'))} WHERE seq = ${middle};`],
+    [
+      'payload',
+      () =>
+        `UPDATE entries SET payload = ${lit(row().payload.replace('"exit":0', '"exit":1').replace('"exit":1', '"exit":7'))} WHERE seq = ${middle};`,
+    ],
     ['prev_hash', () => `UPDATE entries SET prev_hash = ${blob(flipByte(row().prev_hash, 9))} WHERE seq = ${middle};`],
     ['hash', () => `UPDATE entries SET hash = ${blob(flipByte(row().hash, 31))} WHERE seq = ${middle};`],
   ])('%s: hash mismatch at that entry', async (_field, sql) => {
@@ -135,31 +160,46 @@ describe('entries removed, moved or added', () => {
 
   it('delete a middle entry and renumber the rest to hide the hole: gap', async () => {
     const c = copy();
-    sqlite(c.file, 'DELETE FROM entries WHERE seq = 30; UPDATE entries SET seq = -seq WHERE seq > 30; UPDATE entries SET seq = -seq - 1 WHERE seq < 0;');
+    sqlite(
+      c.file,
+      'DELETE FROM entries WHERE seq = 30; UPDATE entries SET seq = -seq WHERE seq > 30; UPDATE entries SET seq = -seq - 1 WHERE seq < 0;',
+    );
     expect((await verify(c)).firstBad).toEqual({ seq: 30, reason: 'gap' });
   });
 
   it('swap two entries: reordered, at the first of them', async () => {
     const c = copy();
-    sqlite(c.file, 'UPDATE entries SET seq = -1 WHERE seq = 20; UPDATE entries SET seq = 20 WHERE seq = 40; UPDATE entries SET seq = 40 WHERE seq = -1;');
+    sqlite(
+      c.file,
+      'UPDATE entries SET seq = -1 WHERE seq = 20; UPDATE entries SET seq = 20 WHERE seq = 40; UPDATE entries SET seq = 40 WHERE seq = -1;',
+    );
     expect((await verify(c)).firstBad).toEqual({ seq: 20, reason: 'reordered' });
   });
 
   it('swap two neighbours: reordered', async () => {
     const c = copy();
-    sqlite(c.file, 'UPDATE entries SET seq = -1 WHERE seq = 30; UPDATE entries SET seq = 30 WHERE seq = 31; UPDATE entries SET seq = 31 WHERE seq = -1;');
+    sqlite(
+      c.file,
+      'UPDATE entries SET seq = -1 WHERE seq = 30; UPDATE entries SET seq = 30 WHERE seq = 31; UPDATE entries SET seq = 31 WHERE seq = -1;',
+    );
     expect((await verify(c)).firstBad).toEqual({ seq: 30, reason: 'reordered' });
   });
 
   it('duplicate an entry in place (shifting the rest): duplicate, at the copy', async () => {
     const c = copy();
-    sqlite(c.file, 'UPDATE entries SET seq = -seq WHERE seq > 30; UPDATE entries SET seq = -seq + 1 WHERE seq < 0; INSERT INTO entries SELECT 31, time, actor, sandbox_id, kind, payload, prev_hash, hash FROM entries WHERE seq = 30;');
+    sqlite(
+      c.file,
+      'UPDATE entries SET seq = -seq WHERE seq > 30; UPDATE entries SET seq = -seq + 1 WHERE seq < 0; INSERT INTO entries SELECT 31, time, actor, sandbox_id, kind, payload, prev_hash, hash FROM entries WHERE seq = 30;',
+    );
     expect((await verify(c)).firstBad).toEqual({ seq: 31, reason: 'duplicate' });
   });
 
   it('duplicate an entry at the end: duplicate', async () => {
     const c = copy();
-    sqlite(c.file, `INSERT INTO entries SELECT ${N + 1}, time, actor, sandbox_id, kind, payload, prev_hash, hash FROM entries WHERE seq = 30;`);
+    sqlite(
+      c.file,
+      `INSERT INTO entries SELECT ${N + 1}, time, actor, sandbox_id, kind, payload, prev_hash, hash FROM entries WHERE seq = 30;`,
+    );
     expect(await verify(c)).toMatchObject({ entries: N + 1, firstBad: { seq: N + 1, reason: 'duplicate' } });
   });
 
@@ -175,7 +215,15 @@ describe('entries removed, moved or added', () => {
   it('insert a forged entry with a valid hash of its own (renumbering the rest): inserted, at the forgery', async () => {
     const c = copy();
     const before = rows(t.file)[28]!; // entry 29
-    const forged = { seq: 30, time: before.time, actor: 'user', sandbox_id: 'sb-alpha', kind: 'approval.granted', payload: canonicalize({ approved: 'rm -rf /' }), prev_hash: before.hash };
+    const forged = {
+      seq: 30,
+      time: before.time,
+      actor: 'user',
+      sandbox_id: 'sb-alpha',
+      kind: 'approval.granted',
+      payload: canonicalize({ approved: 'rm -rf /' }),
+      prev_hash: before.hash,
+    };
     const hash = Buffer.from(hashOf(forged), 'hex');
     sqlite(
       c.file,
@@ -204,7 +252,9 @@ describe('whole-file attacks only a signed checkpoint can catch', () => {
       }
       const next: Row = { ...change(r), prev_hash: prev ?? r.prev_hash };
       next.hash = Buffer.from(hashOf(next), 'hex');
-      sql.push(`UPDATE entries SET actor = ${lit(next.actor)}, payload = ${lit(next.payload)}, prev_hash = ${blob(next.prev_hash)}, hash = ${blob(next.hash)} WHERE seq = ${r.seq};`);
+      sql.push(
+        `UPDATE entries SET actor = ${lit(next.actor)}, payload = ${lit(next.payload)}, prev_hash = ${blob(next.prev_hash)}, hash = ${blob(next.hash)} WHERE seq = ${r.seq};`,
+      );
       prev = next.hash;
     }
     sqlite(c.file, sql.join('\n'));
@@ -252,9 +302,14 @@ describe('whole-file attacks only a signed checkpoint can catch', () => {
 
   it('a forged checkpoint in the history table: bad signature', async () => {
     const c = copy();
-    const forged = signNote(formatCheckpoint({ origin: 'x', size: 10, root: Buffer.alloc(32) }), signerFromGoKey('PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz'));
+    const forged = signNote(
+      formatCheckpoint({ origin: 'x', size: 10, root: Buffer.alloc(32) }),
+      signerFromGoKey('PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz'),
+    );
     sqlite(c.file, `INSERT INTO checkpoints (size, time, reason, note) VALUES (10, 'now', 'manual', ${lit(forged)});`);
     expect((await verify(c)).firstBad).toEqual({ seq: 10, reason: 'bad signature' });
-    expect(() => openNote(forged, signerFromGoKey('PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz'))).not.toThrow();
+    expect(() =>
+      openNote(forged, signerFromGoKey('PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz')),
+    ).not.toThrow();
   });
 });

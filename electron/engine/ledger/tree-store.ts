@@ -72,7 +72,12 @@ export class TreeStore {
     const existing = this.getNode.get(level, idx) as Buffer | undefined;
     if (existing) {
       // Entries never change, so neither can a node derived from them: a difference is tampering.
-      if (!existing.equals(hash)) throw new WardenError('E_LEDGER', `the cached Merkle node (${level}, ${idx}) disagrees with the entries`, 'run `warden audit verify`');
+      if (!existing.equals(hash))
+        throw new WardenError(
+          'E_LEDGER',
+          `the cached Merkle node (${level}, ${idx}) disagrees with the entries`,
+          'run `warden audit verify`',
+        );
       return;
     }
     this.putNode.run(level, idx, hash);

@@ -68,7 +68,11 @@ class WorkerRun {
     const sqlitePath = createRequire(import.meta.url).resolve('better-sqlite3');
     for (let w = 0; w < workers; w++) {
       const { port1, port2 } = new MessageChannel();
-      const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { port: port2, shared, file, sqlitePath, tasks }, transferList: [port2] });
+      const worker = new Worker(WORKER_SOURCE, {
+        eval: true,
+        workerData: { port: port2, shared, file, sqlitePath, tasks },
+        transferList: [port2],
+      });
       worker.unref();
       worker.on('error', () => {
         // Reported through the port when possible; a crash shows up as a stall or a fallback below.

@@ -42,7 +42,9 @@ export function verifyRange(db: Database, digest: HexDigest, task: RangeTask): R
   // hex() without lower(): reading rows is most of the cost, and this saves ~15% of it. Stored
   // hashes are compared upper-case; the canonical text always carries lower-case hex.
   const stmt = db
-    .prepare('SELECT seq, time, actor, sandbox_id, kind, payload, hex(prev_hash), hex(hash) FROM entries WHERE seq >= ? AND seq <= ? ORDER BY seq LIMIT ?')
+    .prepare(
+      'SELECT seq, time, actor, sandbox_id, kind, payload, hex(prev_hash), hex(hash) FROM entries WHERE seq >= ? AND seq <= ? ORDER BY seq LIMIT ?',
+    )
     .raw(true);
   const levels: number[] = [];
   const hashes: string[] = [];
@@ -82,7 +84,13 @@ export function verifyRange(db: Database, digest: HexDigest, task: RangeTask): R
       const payload = row[5];
       const prevUpper = row[6] as string;
       const stored = row[7] as string;
-      if (typeof time !== 'string' || typeof actor !== 'string' || typeof kind !== 'string' || typeof payload !== 'string' || (sandbox !== null && typeof sandbox !== 'string')) {
+      if (
+        typeof time !== 'string' ||
+        typeof actor !== 'string' ||
+        typeof kind !== 'string' ||
+        typeof payload !== 'string' ||
+        (sandbox !== null && typeof sandbox !== 'string')
+      ) {
         anomaly = { seq, kind: 'hash' };
         break pages;
       }
@@ -107,8 +115,21 @@ export function verifyRange(db: Database, digest: HexDigest, task: RangeTask): R
       }
       // Same text as canonical.ts entryCanonical(); a test holds the two together.
       const text =
-        '\u0000{"actor":' + actorJson + ',"kind":' + kindJson + ',"payload":' + payload + ',"prev_hash":"' + prevHash +
-        '","sandbox_id":' + (sandbox === null ? 'null' : sandboxJson) + ',"seq":' + seq + ',"time":' + timeJson + '}';
+        '\u0000{"actor":' +
+        actorJson +
+        ',"kind":' +
+        kindJson +
+        ',"payload":' +
+        payload +
+        ',"prev_hash":"' +
+        prevHash +
+        '","sandbox_id":' +
+        (sandbox === null ? 'null' : sandboxJson) +
+        ',"seq":' +
+        seq +
+        ',"time":' +
+        timeJson +
+        '}';
       const h = digest('sha256', text);
       if (h.toUpperCase() !== stored) {
         anomaly = { seq, kind: 'hash' };

@@ -8,14 +8,13 @@ import { hash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type { Database } from 'better-sqlite3';
 import type { CheckpointInfo, VerifyResult } from '../../../shared/types/ledger.js';
-import { GENESIS_HASH } from './canonical.js';
 import { readCheckpointFile } from './checkpoint-file.js';
 import { checkpointInfo, readSignedCheckpoint } from './checkpoint.js';
-import { diagnose, type Finding } from './diagnose.js';
-import { EMPTY_ROOT } from './merkle.js';
+import type { Finding } from './diagnose.js';
 import { parseCheckpoint, type VerifierKey } from './note.js';
 import { runInWorkers, runInWorkersAsync } from './verify-pool.js';
 import { verifyRange, type RangeResult, type RangeTask } from './verify-range.js';
+import { conclude, type GoodCheckpoint } from './verify-verdict.js';
 
 export interface VerifyOptions {
   onProgress?(done: number, total: number): void;
@@ -40,12 +39,6 @@ export interface VerifySource {
 const HISTORY_CHECKED = 1000;
 /** Rows per statement: at 1024 the row arrays die young (less GC) and verification runs ~4% faster than at 4096. */
 const PAGE = 1024;
-
-interface GoodCheckpoint {
-  size: number;
-  root: string;
-  info: CheckpointInfo;
-}
 
 function sizeOfUnverified(note: string): number {
   try {
@@ -116,22 +109,6 @@ function* collectCheckpoints(src: VerifySource, problems: Finding[]): Generator<
   return good.sort((a, b) => a.size - b.size || (a.info.source === 'file' ? 1 : -1));
 }
 
-function foldRoot(nodes: Buffer[]): string {
-  if (nodes.length === 0) return EMPTY_ROOT.toString('hex');
-  // Nodes are complete subtrees, largest first; folding right to left is RFC 6962's MTH.
-  let r = nodes[nodes.length - 1]!;
-  for (let i = nodes.length - 2; i >= 0; i--) r = nodeHashOf(nodes[i]!, r);
-  return r.toString('hex');
-}
-
-const nodeBuf = Buffer.alloc(65);
-function nodeHashOf(l: Buffer, r: Buffer): Buffer {
-  nodeBuf[0] = 1;
-  l.copy(nodeBuf, 1);
-  r.copy(nodeBuf, 33);
-  return hash('sha256', nodeBuf, 'buffer');
-}
-
 /**
  * What verification asks of whoever drives it: run these ranges on worker threads and send their
  * results back, or let the caller breathe between two ranges verified in this thread. The sync
@@ -139,14 +116,25 @@ function nodeHashOf(l: Buffer, r: Buffer): Buffer {
  */
 export type VerifyStep =
   | { kind: 'pause' }
-  | { kind: 'workers'; file: string; tasks: RangeTask[]; workers: number; onResult(doneRanges: number): void; inThread(task: RangeTask): RangeResult };
+  | {
+      kind: 'workers';
+      file: string;
+      tasks: RangeTask[];
+      workers: number;
+      onResult(doneRanges: number): void;
+      inThread(task: RangeTask): RangeResult;
+    };
 
 /**
  * The whole verification as steps: the plan, the ranges (in this thread, one step each, stopping at
  * the first anomaly; or one step for the workers), then the join and the checkpoint comparison.
  * `inThreadRangeSize` is the slice of work between two pauses when no workers are used.
  */
-export function* verifySteps(src: VerifySource, opts: VerifyOptions = {}, inThreadRangeSize = 16384): Generator<VerifyStep, VerifyResult, RangeResult[] | undefined> {
+export function* verifySteps(
+  src: VerifySource,
+  opts: VerifyOptions = {},
+  inThreadRangeSize = 16384,
+): Generator<VerifyStep, VerifyResult, RangeResult[] | undefined> {
   const db = src.db;
   // Checkpoints first: one read after them cannot miss entries a checkpoint vouches for. Entries
   // appended meanwhile (this process between steps, or another one) lie past maxSeq and are left out.
@@ -216,79 +204,3 @@ export async function verifyLedgerAsync(src: VerifySource, opts: VerifyOptions =
 }
 
 const breathe = () => new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined)));
-
-interface Plan {
-  count: number;
-  maxSeq: number;
-  problems: Finding[];
-  checkpoints: GoodCheckpoint[];
-}
-
-function conclude(db: Database, plan: Plan, results: RangeResult[]): VerifyResult {
-  const { count, maxSeq, problems, checkpoints } = plan;
-  // Join the ranges: links across their borders, and the tree from their subtrees.
-  const frontier: Buffer[] = [];
-  const levels: number[] = [];
-  const roots = new Map<number, string>();
-  roots.set(0, EMPTY_ROOT.toString('hex'));
-  let prev = GENESIS_HASH;
-  let anomaly: RangeResult['anomaly'] = null;
-  for (const r of results) {
-    if (r.firstPrev !== null && r.firstPrev !== prev) {
-      anomaly = { seq: r.from, kind: 'link' };
-      break;
-    }
-    for (const cp of r.at) roots.set(cp.size, foldRoot([...frontier, ...cp.nodes.map(([, h]) => Buffer.from(h, 'hex'))]));
-    if (r.anomaly) {
-      anomaly = r.anomaly;
-      break;
-    }
-    for (const [level, h] of r.nodes) {
-      // Ranges are aligned powers of two, so only equal levels ever merge.
-      let cur: Buffer = Buffer.from(h, 'hex');
-      let lvl = level;
-      while (levels.length && levels[levels.length - 1] === lvl) {
-        cur = nodeHashOf(frontier.pop()!, cur);
-        levels.pop();
-        lvl += 1;
-      }
-      frontier.push(cur);
-      levels.push(lvl);
-    }
-    prev = r.lastHash ?? prev;
-  }
-  if (anomaly) problems.push(diagnose(db, anomaly));
-  else if (count !== maxSeq) problems.push(strayRow(db, maxSeq));
-
-  // Compare the tree with every signed checkpoint it can be compared with.
-  const verifiedThrough = anomaly ? anomaly.seq - 1 : maxSeq;
-  let lastMatching = 0;
-  for (const cp of checkpoints) {
-    if (cp.size > maxSeq) {
-      // The checkpoint vouched for entries that are no longer here: a cut tail or an older copy.
-      problems.push({ seq: maxSeq + 1, reason: 'checkpoint mismatch' });
-      break;
-    }
-    if (cp.size > verifiedThrough) break;
-    if (roots.get(cp.size) === cp.root) {
-      lastMatching = cp.size;
-      continue;
-    }
-    // Rewritten with recomputed hashes: only the signed roots can tell, and only to within the
-    // entries between the last checkpoint that still matches and this one.
-    problems.push({ seq: lastMatching + 1, reason: 'checkpoint mismatch' });
-    break;
-  }
-
-  const firstBad = problems.reduce<Finding | null>((a, b) => (a === null || b.seq < a.seq ? b : a), null);
-  const latest = checkpoints[checkpoints.length - 1];
-  return { ok: firstBad === null, entries: count, firstBad, checkpoint: latest ? latest.info : null };
-}
-
-/** More rows than seqs 1..max: a duplicated seq (the primary key was dropped) or a row outside 1..max. */
-function strayRow(db: Database, maxSeq: number): Finding {
-  const dup = db.prepare('SELECT seq FROM entries GROUP BY seq HAVING COUNT(*) > 1 ORDER BY seq LIMIT 1').pluck().get() as number | undefined;
-  if (dup !== undefined) return { seq: dup, reason: 'duplicate' };
-  const odd = db.prepare("SELECT seq FROM entries WHERE typeof(seq) != 'integer' OR seq < 1 OR seq > ? ORDER BY seq LIMIT 1").pluck().get(maxSeq);
-  return { seq: typeof odd === 'number' && Number.isInteger(odd) ? odd : 0, reason: 'inserted' };
-}

@@ -8,7 +8,7 @@ import type { ConnectionStatus } from '../../../shared/types/engine.js';
 import { PodmanEngine } from './podman-engine.js';
 import { PodmanConnection } from './connection.js';
 import { OwnedService } from './owned-service.js';
-import { collectExec } from './exec-session.js';
+import { collectExec, runExec } from './exec-session.js';
 import { TEST_LABEL_KEY } from '../../test-support/test-label.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -61,8 +61,10 @@ describe('engine connection', () => {
       engine.close();
     });
 
-    const running = collectExec(engine.connection, sb.id, { cmd: 'sleep 5; echo done' });
-    await new Promise((r) => setTimeout(r, 700));
+    // Killed once the command has said it is running: mid-command however slow the machine is.
+    let said = '';
+    const running = runExec(engine.connection, sb.id, { cmd: 'echo started; sleep 5; echo done' }, { onStdout: (c) => (said += c) });
+    await until('the command running', () => said.includes('started'));
     process.kill(engine.connection.ownedServicePid!, 'SIGKILL');
     await expect(running).rejects.toMatchObject({ code: 'E_ENGINE_UNREACHABLE' });
     expect(statuses[0]).toBe('connecting');
@@ -89,7 +91,10 @@ describe('engine connection', () => {
         return true;
       }
     });
-    await expect(conn.refreshInfo()).rejects.toMatchObject({ code: 'E_ENGINE_UNREACHABLE', hint: expect.stringMatching(/podman system service/) });
+    await expect(conn.refreshInfo()).rejects.toMatchObject({
+      code: 'E_ENGINE_UNREACHABLE',
+      hint: expect.stringMatching(/podman system service/),
+    });
     await expect(conn.refreshInfo()).rejects.toMatchObject({ code: 'E_ENGINE_UNREACHABLE' });
     await until('unreachable', () => conn.status === 'unreachable');
 

@@ -1,14 +1,14 @@
 // One Podman endpoint: found or started, watched, and reconnected with backoff when it goes away.
 import { EventEmitter } from 'node:events';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import Dockerode from 'dockerode';
 import { WardenError } from '../../../shared/errors.js';
 import type { ConnectionInfo, ConnectionStatus, RuntimeCheck } from '../../../shared/types/engine.js';
 import type { RuntimeName } from '../../../shared/types/sandbox.js';
 import { findAnsweringSocket, pingSocket, socketCandidates, type SocketCandidate } from './socket-discovery.js';
-import { OwnedService, ownedSocketPath } from './owned-service.js';
+import { OwnedService, ownedSocketPath, stopAdoptedService } from './owned-service.js';
 import { isUnreachableError, mapEngineError, unreachable } from './engine-errors.js';
+import { cachedEngineInfo, engineInfoOf, type EngineInfo, type LibpodInfo } from './engine-info-cache.js';
+import { libpodRequest, libpodStream, readJsonLines, type LibpodMethod } from './libpod.js';
 
 export interface ConnectOptions {
   home: string;
@@ -24,43 +24,6 @@ export interface ConnectOptions {
   serviceIdleSeconds?: number;
 }
 
-interface LibpodInfo {
-  host: {
-    cgroupVersion: string;
-    security: { rootless: boolean };
-    ociRuntime: { name: string };
-  };
-  version: { Version: string; APIVersion: string };
-}
-
-const LIBPOD = '/v4.0.0/libpod';
-const INFO_CACHE_FILE = 'engine-info.json';
-
-interface EngineInfoCache {
-  key: string;
-  details: Pick<ConnectionInfo, 'version' | 'apiVersion' | 'rootless' | 'cgroupVersion'>;
-  serviceRuntime: string | null;
-}
-
-/** Path, inode and change time of the socket file: different for every service that binds it. */
-function socketIdentity(socketPath: string): string | null {
-  try {
-    const st = statSync(socketPath);
-    return `${socketPath}|${st.ino}|${st.ctimeMs}`;
-  } catch {
-    return null;
-  }
-}
-
-/** A query string as the modem wants it: repeated keys become arrays (it repeats them again). */
-function queryObject(search: string): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [key, value] of new URLSearchParams(search)) {
-    const prev = out[key];
-    out[key] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
-  }
-  return out;
-}
 const MAX_BACKOFF_MS = 5000;
 
 export class PodmanConnection extends EventEmitter<{ status: [ConnectionStatus] }> {
@@ -73,7 +36,7 @@ export class PodmanConnection extends EventEmitter<{ status: [ConnectionStatus] 
   private closed = false;
   /** The runtime this service gives containers when none is forced (Podman 4.3 ignores a per-create choice). */
   serviceRuntime: string | null = null;
-  private details: Pick<ConnectionInfo, 'version' | 'apiVersion' | 'rootless' | 'cgroupVersion'> = {
+  private details: EngineInfo['details'] = {
     version: null,
     apiVersion: null,
     rootless: null,
@@ -151,43 +114,22 @@ export class PodmanConnection extends EventEmitter<{ status: [ConnectionStatus] 
     };
   }
 
-  /**
-   * Podman's /info takes 250–400 ms (it asks the runtimes and storage), too slow for every CLI
-   * command. What Warden needs of it cannot change while the same service runs, so it is cached
-   * per socket file: a restarted service makes a new socket, and so a new key.
-   */
+  /** The service's details, from the cache for this socket when it has them (engine-info-cache.ts). */
   private async loadInfo(): Promise<void> {
-    const file = join(this.options.home, INFO_CACHE_FILE);
-    const key = socketIdentity(this.socketPath);
-    try {
-      const cached = JSON.parse(readFileSync(file, 'utf8')) as EngineInfoCache;
-      if (key && cached.key === key) {
-        this.details = cached.details;
-        this.serviceRuntime = cached.serviceRuntime;
-        return;
-      }
-    } catch {
-      // no cache yet
-    }
-    await this.refreshInfo();
-    if (key) {
-      try {
-        writeFileSync(file, JSON.stringify({ key, details: this.details, serviceRuntime: this.serviceRuntime } satisfies EngineInfoCache), { mode: 0o600 });
-      } catch {
-        // a read-only home only costs speed
-      }
-    }
+    this.apply(await cachedEngineInfo(this.options.home, this.socketPath, () => this.fetchInfo()));
   }
 
   async refreshInfo(): Promise<void> {
-    const info = await this.libpod<LibpodInfo>('GET', '/info', undefined, 'engine info');
-    this.details = {
-      version: info.version.Version,
-      apiVersion: info.version.APIVersion,
-      rootless: info.host.security.rootless,
-      cgroupVersion: info.host.cgroupVersion,
-    };
-    this.serviceRuntime = info.host.ociRuntime.name;
+    this.apply(await this.fetchInfo());
+  }
+
+  private async fetchInfo(): Promise<EngineInfo> {
+    return engineInfoOf(await this.libpod<LibpodInfo>('GET', '/info', undefined, 'engine info'));
+  }
+
+  private apply(info: EngineInfo): void {
+    this.details = info.details;
+    this.serviceRuntime = info.serviceRuntime;
   }
 
   /**
@@ -206,65 +148,14 @@ export class PodmanConnection extends EventEmitter<{ status: [ConnectionStatus] 
   }
 
   /** A Podman-only (libpod) endpoint, through the same modem as dockerode. */
-  libpod<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown, what: string, statusCodes: number[] = [200, 201, 204]): Promise<T> {
-    return this.call(what, () =>
-      new Promise<T>((resolve, reject) => {
-        const codes: Record<number, boolean | string> = { 400: 'bad parameter', 404: 'no such object', 409: 'conflict', 500: 'server error' };
-        for (const c of statusCodes) codes[c] = true;
-        // The modem builds the query string itself (and trims a path's last character when it has
-        // nothing to add), so the query is handed over as an object.
-        const [base, search] = path.split('?', 2) as [string, string | undefined];
-        const query = search ? queryObject(search) : undefined;
-        this.docker.modem.dial(
-          {
-            path: `${LIBPOD}${base}${query ? '?' : ''}`,
-            method,
-            // An empty `_body` keeps the modem from sending the options themselves as a POST body.
-            options: { ...(query ? { _query: query } : {}), _body: body ?? {} },
-            statusCodes: codes,
-            isStream: false,
-          },
-          (err: unknown, data: unknown) => (err ? reject(err) : resolve(data as T)),
-        );
-      }),
-    );
+  libpod<T>(method: LibpodMethod, path: string, body: unknown, what: string, statusCodes: number[] = [200, 201, 204]): Promise<T> {
+    return this.call(what, (docker) => libpodRequest<T>(docker, method, path, body, statusCodes));
   }
 
   /** A long-lived libpod stream (events, stats) of newline-delimited JSON, one object per call of onObject. */
   async libpodJsonStream(path: string, what: string, onObject: (value: unknown) => void): Promise<NodeJS.ReadableStream> {
-    const stream = await this.call(what, () =>
-      new Promise<NodeJS.ReadableStream>((resolve, reject) => {
-        const [base, search] = path.split('?', 2) as [string, string | undefined];
-        const query = search ? queryObject(search) : undefined;
-        this.docker.modem.dial(
-          {
-            path: `${LIBPOD}${base}${query ? '?' : ''}`,
-            method: 'GET',
-            options: query ? { _query: query } : {},
-            isStream: true,
-            statusCodes: { 200: true, 404: 'no such object', 500: 'server error' },
-          },
-          (err: unknown, data: unknown) => (err ? reject(err) : resolve(data as NodeJS.ReadableStream)),
-        );
-      }),
-    );
-    let pending = '';
-    stream.on('data', (chunk: Buffer) => {
-      pending += chunk.toString('utf8');
-      let newline = pending.indexOf('\n');
-      while (newline >= 0) {
-        const line = pending.slice(0, newline).trim();
-        pending = pending.slice(newline + 1);
-        if (line) {
-          try {
-            onObject(JSON.parse(line));
-          } catch {
-            // a torn line from a dying connection: nothing to recover
-          }
-        }
-        newline = pending.indexOf('\n');
-      }
-    });
+    const stream = await this.call(what, (docker) => libpodStream(docker, path));
+    readJsonLines(stream, onObject);
     return stream;
   }
 
@@ -318,11 +209,16 @@ export class PodmanConnection extends EventEmitter<{ status: [ConnectionStatus] 
     this.emit('status', status);
   }
 
-  /** Stops reconnecting; stops the service too unless it was started detached for later commands. */
+  /**
+   * Stops reconnecting; stops this home's service too unless this process leaves services running
+   * for later commands (the CLI) — one it adopted as well as one it started, since it owns what it adopts.
+   */
   close(): void {
     this.closed = true;
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     this.reconnectTimer = null;
-    if (this.service && !this.options.detachedService) this.service.stop();
+    if (this.options.detachedService) return;
+    if (this.service) this.service.stop();
+    else if (this.adoptedOwnService) stopAdoptedService(this.socketPath);
   }
 }

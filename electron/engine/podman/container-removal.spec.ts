@@ -13,7 +13,8 @@ describe('container removal on Podman 4.3', () => {
     expect(isBusyRemoval(new Error(PODMAN_BUSY))).toBe(false);
     expect(busyMountOf(PODMAN_BUSY)).toBe('/var/lib/containers/storage/overlay-containers/5b68/userdata/shm');
     expect(busyMountOf('device or resource busy')).toBeNull();
-    const unmounting = 'cleaning up container 8997: unmounting container 8997 storage: unmounting container 8997 SHM mount /var/lib/containers/storage/overlay-containers/8997/userdata/shm: device or resource busy';
+    const unmounting =
+      'cleaning up container 8997: unmounting container 8997 storage: unmounting container 8997 SHM mount /var/lib/containers/storage/overlay-containers/8997/userdata/shm: device or resource busy';
     expect(busyMountOf(unmounting)).toBe('/var/lib/containers/storage/overlay-containers/8997/userdata/shm');
   });
 });

@@ -32,7 +32,10 @@ async function removeLeftStorage(id: string, busyMount: string | null): Promise<
     const text = `${(err as { stderr?: string }).stderr ?? ''}${(err as Error).message}`;
     // Nothing left to remove is the good case.
     if (/no such container|not known|no container with/i.test(text)) return;
-    process.emitWarning(`sandbox ${id} is removed but Podman kept its storage (${text.split('\n')[0]}); free it with \`podman rm --force ${id}\``, 'WardenWarning');
+    process.emitWarning(
+      `sandbox ${id} is removed but Podman kept its storage (${text.split('\n')[0]}); free it with \`podman rm --force ${id}\``,
+      'WardenWarning',
+    );
   }
 }
 

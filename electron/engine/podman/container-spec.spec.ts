@@ -4,7 +4,6 @@ import { buildSpecGenerator, resolveSandbox, type BuildContext } from './contain
 import { parseProcLimits } from './host-limits.js';
 import { infoFromListEntry } from './sandbox-info.js';
 
-
 const ctx: BuildContext = {
   name: 'box',
   image: 'localhost/warden-sandbox:1',
@@ -35,7 +34,11 @@ describe('container spec', () => {
       read_only_filesystem: false,
       oci_runtime: 'runc',
       netns: { nsmode: 'none' },
-      resource_limits: { memory: { limit: 512 * 1024 ** 2, swap: 512 * 1024 ** 2 }, cpu: { quota: 100_000, period: 100_000 }, pids: { limit: 256 } },
+      resource_limits: {
+        memory: { limit: 512 * 1024 ** 2, swap: 512 * 1024 ** 2 },
+        cpu: { quota: 100_000, period: 100_000 },
+        pids: { limit: 256 },
+      },
     });
     expect(g.labels['warden.managed']).toBe('true');
     expect(g.labels['warden.disk']).toBe(String(4 * 1024 ** 3));
@@ -43,7 +46,7 @@ describe('container spec', () => {
     expect(g.mounts).toEqual([]);
   });
 
-  it('gives every rootful sandbox its own user namespace and Warden\'s seccomp profile', () => {
+  it("gives every rootful sandbox its own user namespace and Warden's seccomp profile", () => {
     const g = build({});
     expect(g.userns).toEqual({ nsmode: 'auto' });
     expect(g.idmappings).toEqual({ HostUIDMapping: false, HostGIDMapping: false, AutoUserNs: true, AutoUserNsOpts: { Size: 65536 } });
@@ -70,7 +73,9 @@ describe('container spec', () => {
   it('adds a workspace bind, a read-only root with a sized tmpfs, NAT and a TTL when asked', () => {
     const g = build({ workspace: '/srv/ws', readOnlyRoot: true, tmpSize: '16m', network: 'nat', ttlSeconds: 60, cpus: 1.5 });
     expect(g.mounts).toContainEqual({ destination: '/workspace', source: '/srv/ws', type: 'bind', options: ['rbind', 'rw', 'U'] });
-    expect(g.mounts).toContainEqual(expect.objectContaining({ destination: '/tmp', type: 'tmpfs', options: expect.arrayContaining([`size=${16 * 1024 ** 2}`]) }));
+    expect(g.mounts).toContainEqual(
+      expect.objectContaining({ destination: '/tmp', type: 'tmpfs', options: expect.arrayContaining([`size=${16 * 1024 ** 2}`]) }),
+    );
     expect(g.read_only_filesystem).toBe(true);
     expect(g.netns).toEqual({ nsmode: 'bridge' });
     expect(g.labels['warden.expires-at']).toBe('2026-01-01T00:01:00.000Z');
@@ -79,15 +84,33 @@ describe('container spec', () => {
   });
 
   it('reads the host limits from /proc/self/limits', () => {
-    const text = 'Limit                     Soft Limit           Hard Limit           Units\nMax processes             96365                96365                processes\nMax open files            1024                 20000                files\n';
+    const text =
+      'Limit                     Soft Limit           Hard Limit           Units\nMax processes             96365                96365                processes\nMax open files            1024                 20000                files\n';
     expect(parseProcLimits(text)).toEqual({ nofileHard: 20000, nprocHard: 96365 });
     expect(parseProcLimits('Max open files unlimited unlimited files\n').nofileHard).toBe(Number.MAX_SAFE_INTEGER);
   });
 
   it('maps a list entry back to a SandboxInfo from its labels alone', () => {
     const labels = build({ memory: '1g', pids: 99, labels: { team: 'a' } }).labels as Record<string, string>;
-    const info = infoFromListEntry({ Id: 'abc', Names: ['box'], Image: 'img', State: 'running', Labels: labels, Created: '2026-01-01T00:00:00Z', StartedAt: 1767225600, ExitCode: 0, Exited: false });
-    expect(info).toMatchObject({ name: 'box', state: 'running', runtime: 'runc', network: 'none', labels: { team: 'a' }, limits: { memoryBytes: 1024 ** 3, pids: 99, cpus: 1 } });
+    const info = infoFromListEntry({
+      Id: 'abc',
+      Names: ['box'],
+      Image: 'img',
+      State: 'running',
+      Labels: labels,
+      Created: '2026-01-01T00:00:00Z',
+      StartedAt: 1767225600,
+      ExitCode: 0,
+      Exited: false,
+    });
+    expect(info).toMatchObject({
+      name: 'box',
+      state: 'running',
+      runtime: 'runc',
+      network: 'none',
+      labels: { team: 'a' },
+      limits: { memoryBytes: 1024 ** 3, pids: 99, cpus: 1 },
+    });
     expect(info.startedAt).toBe('2026-01-01T00:00:00.000Z');
   });
 });

@@ -8,6 +8,7 @@ import type { HostLimits } from './host-limits.js';
 import { USER_NAMESPACE } from './wall.js';
 import { formatOwner, type Owner } from './workspace-lease.js';
 import { hostPidsLimit, ociRuntimeArg } from './oci-runtime.js';
+import { RUNNER_MOUNT_PATH } from '../../../shared/contracts/runner.js';
 
 export interface ResolvedSandbox {
   name: string;
@@ -38,6 +39,8 @@ export interface BuildContext {
    * (workspace-lease.ts); null when rootless, where the sandbox's root is already the user.
    */
   wall: { workspaceOwner: Owner | null } | null;
+  /** Host path of Warden's runner binary (runner/runner-binary.ts), mounted read-only; null or absent: none. */
+  runnerBinary?: string | null;
 }
 
 const CPU_PERIOD_US = 100_000;
@@ -100,6 +103,10 @@ export function buildSpecGenerator(spec: SandboxSpec, r: ResolvedSandbox, ctx: B
   if (r.workspace) {
     const options = ['rbind', 'rw', ...(ctx.wall ? ['U'] : [])];
     mounts.push({ destination: '/workspace', source: r.workspace, type: 'bind', options });
+  }
+  if (ctx.runnerBinary) {
+    // Read-only, so agent code beside the runner cannot replace it; started by this absolute path.
+    mounts.push({ destination: RUNNER_MOUNT_PATH, source: ctx.runnerBinary, type: 'bind', options: ['bind', 'ro', 'nosuid', 'nodev'] });
   }
   if (r.readOnlyRoot) {
     mounts.push({

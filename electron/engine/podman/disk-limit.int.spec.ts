@@ -11,7 +11,10 @@ const MiB = 1024 ** 2;
 const t = useTestEngine();
 const sh = (id: string, cmd: string) => t.sh(id, cmd);
 
-const mounted = (path: string) => readFileSync('/proc/mounts', 'utf8').split('\n').some((l) => l.split(' ')[1] === path);
+const mounted = (path: string) =>
+  readFileSync('/proc/mounts', 'utf8')
+    .split('\n')
+    .some((l) => l.split(' ')[1] === path);
 
 /** Fills the disk two ways and checks each stops at the limit with ENOSPC, inside and on the host. */
 async function expectBounded(id: string, bytes: number) {

@@ -12,7 +12,25 @@
 // left (mount and file) is an orphan that `sweep` removes.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { chmodSync, chownSync, closeSync, existsSync, ftruncateSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, rmdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  existsSync,
+  ftruncateSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  rmdirSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { WardenError } from '../../../shared/errors.js';
 
@@ -53,7 +71,8 @@ export function hostDiskSupport(): string | null {
   const uid = process.getuid?.();
   if (process.platform !== 'linux') hostReason = 'disk limits need Linux loop devices';
   else if (uid !== 0) hostReason = `Warden runs as uid ${uid}: mounting a sandbox's disk needs root (and rootful Podman)`;
-  else if (!existsSync('/dev/loop-control')) hostReason = 'this kernel has no loop devices (/dev/loop-control is missing; try `modprobe loop`)';
+  else if (!existsSync('/dev/loop-control'))
+    hostReason = 'this kernel has no loop devices (/dev/loop-control is missing; try `modprobe loop`)';
   else if (!findTool('mkfs.ext4')) hostReason = 'mkfs.ext4 is missing (`apt-get install e2fsprogs`)';
   else hostReason = null;
   return hostReason;
@@ -65,7 +84,8 @@ export function storeDiskSupport(s: { rootless: boolean; driver: string | undefi
   if (host) return host;
   if (s.rootless) return 'Podman is rootless: its storage lives in a user namespace Warden cannot mount into';
   if (s.driver !== 'overlay') return `Podman's storage driver is ${s.driver ?? 'unknown'}, not overlay`;
-  if (!s.graphRoot || !existsSync(join(s.graphRoot, 'overlay'))) return `Podman's storage (${s.graphRoot ?? '?'}) is not on this machine (a remote socket?)`;
+  if (!s.graphRoot || !existsSync(join(s.graphRoot, 'overlay')))
+    return `Podman's storage (${s.graphRoot ?? '?'}) is not on this machine (a remote socket?)`;
   return null;
 }
 
@@ -152,7 +172,11 @@ export class DiskLimits {
   async ensureMounted(p: DiskPaths): Promise<void> {
     if (isMountPoint(p.mnt)) return;
     await this.mount(p).catch((err: unknown) => {
-      throw new WardenError('E_ENGINE', `could not mount the sandbox's disk ${p.img}: ${(err as Error).message.split('\n')[0]}`, 'check the file exists and `losetup -f` finds a free loop device');
+      throw new WardenError(
+        'E_ENGINE',
+        `could not mount the sandbox's disk ${p.img}: ${(err as Error).message.split('\n')[0]}`,
+        'check the file exists and `losetup -f` finds a free loop device',
+      );
     });
   }
 
@@ -166,7 +190,8 @@ export class DiskLimits {
     // Lazy: the container is gone, so nothing needs the filesystem, and the journal flush need not be waited for.
     if (isMountPoint(p.mnt)) await run('umount', ['-l', p.mnt], { env: TOOL_ENV });
     // Never recurse into a filesystem that is still mounted: it would be the sandbox's data.
-    if (isMountPoint(p.mnt)) throw new WardenError('E_ENGINE', `the disk at ${p.mnt} is still mounted`, `unmount it with \`umount ${p.mnt}\``);
+    if (isMountPoint(p.mnt))
+      throw new WardenError('E_ENGINE', `the disk at ${p.mnt} is still mounted`, `unmount it with \`umount ${p.mnt}\``);
     rmSync(p.mnt, { recursive: true, force: true });
     rmSync(p.img, { force: true });
     rmSync(p.layerFile, { force: true });
@@ -175,7 +200,9 @@ export class DiskLimits {
   /** Whether the container's layer still points at this disk (read from the file written at attach). */
   private isLive(p: DiskPaths): boolean {
     const layerDir = existsSync(p.layerFile) ? readFileSync(p.layerFile, 'utf8') : null;
-    return layerDir !== null && lstatSync(layerDir, { throwIfNoEntry: false })?.isSymbolicLink() === true && readlinkSync(layerDir) === p.mnt;
+    return (
+      layerDir !== null && lstatSync(layerDir, { throwIfNoEntry: false })?.isSymbolicLink() === true && readlinkSync(layerDir) === p.mnt
+    );
   }
 
   /** On Podman's remove event: releases the sandbox's disk here unless its layer still uses it; true when it did. */

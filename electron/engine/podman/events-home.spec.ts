@@ -4,7 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { toEngineEvent, type LibpodEvent } from './events.js';
 
 const event = (labels: Record<string, string>): LibpodEvent =>
-  ({ Type: 'container', Action: 'start', Actor: { ID: 'f'.repeat(64), Attributes: { name: 'box', 'warden.managed': 'true', ...labels } }, time: 1_700_000_000 }) as LibpodEvent;
+  ({
+    Type: 'container',
+    Action: 'start',
+    Actor: { ID: 'f'.repeat(64), Attributes: { name: 'box', 'warden.managed': 'true', ...labels } },
+    time: 1_700_000_000,
+  }) as LibpodEvent;
 
 describe('toEngineEvent', () => {
   it("keeps this home's and legacy sandboxes' events, drops another home's", () => {

@@ -82,12 +82,16 @@ export class EngineEvents {
     if (this.stopped) return;
     const filters = encodeURIComponent(JSON.stringify({ type: ['container'], label: [`${LABEL.managed}=true`] }));
     try {
-      const stream = (await this.conn.libpodJsonStream(`/events?stream=true&since=${this.lastTimeSec}&filters=${filters}`, 'events', (value) => {
-        const raw = value as LibpodEvent;
-        if (raw.time) this.lastTimeSec = raw.time;
-        const event = toEngineEvent(raw, this.handlers.homeId);
-        if (event) this.handlers.onEvent(event);
-      })) as NodeJS.ReadableStream & { destroy(): void };
+      const stream = (await this.conn.libpodJsonStream(
+        `/events?stream=true&since=${this.lastTimeSec}&filters=${filters}`,
+        'events',
+        (value) => {
+          const raw = value as LibpodEvent;
+          if (raw.time) this.lastTimeSec = raw.time;
+          const event = toEngineEvent(raw, this.handlers.homeId);
+          if (event) this.handlers.onEvent(event);
+        },
+      )) as NodeJS.ReadableStream & { destroy(): void };
       this.stream = stream;
       const closed = () => {
         if (this.stream !== stream) return;

@@ -130,20 +130,25 @@ open('/tmp/digests', 'w').write(ho.hexdigest() + ' ' + he.hexdigest() + ' ' + st
     let received = 0;
     let paused = 0;
     let release: (() => void) | null = null;
-    const r = await runExec(t.engine.connection, sb.id, { cmd: ['head', '-c', '20000000', '/dev/zero'] }, {
-      onStdout: (c) => {
-        received += c.length;
-        // Ask for a pause every ~2 MB, as a full pipe would.
-        if (Math.floor((received - c.length) / 2e6) !== Math.floor(received / 2e6)) return false;
-        return true;
+    const r = await runExec(
+      t.engine.connection,
+      sb.id,
+      { cmd: ['head', '-c', '20000000', '/dev/zero'] },
+      {
+        onStdout: (c) => {
+          received += c.length;
+          // Ask for a pause every ~2 MB, as a full pipe would.
+          if (Math.floor((received - c.length) / 2e6) !== Math.floor(received / 2e6)) return false;
+          return true;
+        },
+        drain: () =>
+          new Promise<void>((resolve) => {
+            paused += 1;
+            release = resolve;
+            setTimeout(() => release?.(), 20);
+          }),
       },
-      drain: () =>
-        new Promise<void>((resolve) => {
-          paused += 1;
-          release = resolve;
-          setTimeout(() => release?.(), 20);
-        }),
-    });
+    );
     expect(r.exitCode).toBe(0);
     expect(received).toBe(20_000_000);
     expect(paused).toBeGreaterThanOrEqual(5);
@@ -153,7 +158,9 @@ open('/tmp/digests', 'w').write(ho.hexdigest() + ' ' + he.hexdigest() + ' ' + st
 describe('limits', () => {
   it('reports an OOM kill as such when the memory limit is hit', async () => {
     const small = await t.create({ memory: '64m' });
-    const r = await collectExec(t.engine.connection, small.id, { cmd: ['python3', '-c', 'a = bytearray(300 * 1024 * 1024); print(len(a))'] });
+    const r = await collectExec(t.engine.connection, small.id, {
+      cmd: ['python3', '-c', 'a = bytearray(300 * 1024 * 1024); print(len(a))'],
+    });
     expect(r.exitCode).toBe(137);
     expect(r.oomKilled).toBe(true);
     // The sandbox itself survives its command's OOM kill.

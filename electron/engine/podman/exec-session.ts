@@ -1,14 +1,18 @@
 // One command in a sandbox: streamed stdout/stderr (demultiplexed), exit code, duration,
-// a timeout that kills the command's whole process tree, and an output cap.
+// a timeout that kills the command's whole process tree, and an output cap. Through the sandbox's
+// runner when it is up (runner/runner-exec.ts, same promises); the plain engine exec below otherwise.
 import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { WardenError } from '../../../shared/errors.js';
 import type { ExecRequest, ExecResult } from '../../../shared/types/exec.js';
 import type { PodmanConnection } from './connection.js';
-import { OutputSink, type ChunkHandler, type OutputAllowance } from './output-sink.js';
+import { OutputSink } from './output-sink.js';
 import { FrameDemuxer } from './frame-demuxer.js';
+export { TIMEOUT_EXIT_CODE, type ExecHandlers } from './exec-handlers.js';
+import { execResultOf, type ExecHandlers } from './exec-handlers.js';
+import { runnersOf } from '../runner/runner-registry.js';
+import { execThroughRunner } from '../runner/runner-exec.js';
 
-export const TIMEOUT_EXIT_CODE = 124;
 const EXEC_MARKER = 'WARDEN_EXEC_ID';
 
 /**
@@ -41,13 +45,23 @@ echo 0`;
 /** OOM kills already reported, per container, so each kill is reported once (in this process). */
 const oomSeen = new Map<string, number>();
 
+/** Whether this cumulative OOM-kill count (the sandbox cgroup's) holds a kill not yet reported. */
+function isNewOomKill(containerId: string, count: number): boolean {
+  const seen = oomSeen.get(containerId) ?? 0;
+  oomSeen.set(containerId, count);
+  return count > seen;
+}
+
 async function newOomKill(conn: PodmanConnection, containerId: string): Promise<boolean> {
   const reader = await conn.call('exec', (docker) =>
     docker.getContainer(containerId).exec({ Cmd: ['/bin/sh', '-c', OOM_COUNT_SCRIPT], AttachStdout: true, AttachStderr: true }),
   );
   const stream = await conn.call('exec', () => reader.start({ hijack: false, stdin: false }));
   const chunks: Buffer[] = [];
-  const demuxer = new FrameDemuxer((c) => chunks.push(Buffer.from(c)), () => undefined);
+  const demuxer = new FrameDemuxer(
+    (c) => chunks.push(Buffer.from(c)),
+    () => undefined,
+  );
   await new Promise<void>((resolve) =>
     stream
       .on('data', (c: Buffer) => demuxer.push(c))
@@ -55,27 +69,7 @@ async function newOomKill(conn: PodmanConnection, containerId: string): Promise<
       .on('close', resolve)
       .on('error', () => resolve()),
   );
-  const count = Number(Buffer.concat(chunks).toString().trim()) || 0;
-  const seen = oomSeen.get(containerId) ?? 0;
-  oomSeen.set(containerId, count);
-  return count > seen;
-}
-
-export interface ExecHandlers {
-  onStdout?: ChunkHandler;
-  onStderr?: ChunkHandler;
-  /**
-   * Resolves when a consumer that returned false from onStdout/onStderr can take more. Until then
-   * the engine's stream is paused, so a slow reader holds the command back instead of memory growing.
-   */
-  drain?: () => Promise<void>;
-  /** Output both streams may forward between them (a run's budget), on top of outputLimitBytes. */
-  allowance?: OutputAllowance;
-  /**
-   * Aborted when whoever waits for the output is gone (an HTTP client that hung up): the command's
-   * process tree is killed as on a timeout, and the result says why in `cancelled` (the abort reason).
-   */
-  signal?: AbortSignal;
+  return isNewOomKill(containerId, Number(Buffer.concat(chunks).toString().trim()) || 0);
 }
 
 export function argvOf(cmd: ExecRequest['cmd']): string[] {
@@ -107,13 +101,40 @@ async function killTree(conn: PodmanConnection, containerId: string, marker: str
   );
   const stream = await conn.call('exec', () => killer.start({ hijack: false, stdin: false }));
   await new Promise<void>((resolve) => {
-    stream.on('end', resolve).on('close', resolve).on('error', () => resolve());
+    stream
+      .on('end', resolve)
+      .on('close', resolve)
+      .on('error', () => resolve());
     stream.resume();
   });
 }
 
-export async function runExec(conn: PodmanConnection, containerId: string, req: ExecRequest, handlers: ExecHandlers = {}): Promise<ExecResult> {
-  if (handlers.signal?.aborted) throw new WardenError('E_CONFLICT', `the command was not started: ${String(handlers.signal.reason ?? 'its caller went away')}`);
+export async function runExec(
+  conn: PodmanConnection,
+  containerId: string,
+  req: ExecRequest,
+  handlers: ExecHandlers = {},
+): Promise<ExecResult> {
+  if (handlers.signal?.aborted)
+    throw new WardenError('E_CONFLICT', `the command was not started: ${String(handlers.signal.reason ?? 'its caller went away')}`);
+  const runner = await runnersOf(conn).channelFor(containerId);
+  if (runner) {
+    const result = await execThroughRunner(runner, req, handlers, {
+      argv: argvOf(req.cmd),
+      isNewOomKill: (count) => isNewOomKill(containerId, count),
+    });
+    if (result) return result;
+  }
+  return runPlainExec(conn, containerId, req, handlers);
+}
+
+/** The plain path: one engine exec per command (and the fallback whenever the runner is not up). */
+export async function runPlainExec(
+  conn: PodmanConnection,
+  containerId: string,
+  req: ExecRequest,
+  handlers: ExecHandlers = {},
+): Promise<ExecResult> {
   const marker = randomBytes(8).toString('hex');
   const env = Object.entries(req.env ?? {}).map(([k, v]) => `${k}=${v}`);
   env.push(`${EXEC_MARKER}=${marker}`);
@@ -205,7 +226,11 @@ export async function runExec(conn: PodmanConnection, containerId: string, req: 
   } catch (err) {
     if (err instanceof WardenError) throw err;
     conn.markUnreachable();
-    throw new WardenError('E_ENGINE_UNREACHABLE', `the engine connection broke while the command ran: ${(err as Error).message}`, 'check that Podman is running; Warden reconnects by itself');
+    throw new WardenError(
+      'E_ENGINE_UNREACHABLE',
+      `the engine connection broke while the command ran: ${(err as Error).message}`,
+      'check that Podman is running; Warden reconnects by itself',
+    );
   } finally {
     if (timer) clearTimeout(timer);
     if (forceClose) clearTimeout(forceClose);
@@ -213,16 +238,7 @@ export async function runExec(conn: PodmanConnection, containerId: string, req: 
   }
   const exitCode = await waitForExit(conn, exec.id);
   const oomKilled = exitCode === 137 && !timedOut ? await newOomKill(conn, containerId).catch(() => false) : false;
-  return {
-    exitCode: timedOut ? TIMEOUT_EXIT_CODE : exitCode,
-    durationMs: Math.round((performance.now() - started) * 100) / 100,
-    timedOut,
-    stdoutBytes: stdout.total,
-    stderrBytes: stderr.total,
-    truncated: stdout.truncated || stderr.truncated,
-    oomKilled,
-    ...(cancelled !== undefined ? { cancelled } : {}),
-  };
+  return execResultOf({ started, exitCode, timedOut, stdout, stderr, oomKilled, cancelled });
 }
 
 export interface CollectedExec extends ExecResult {

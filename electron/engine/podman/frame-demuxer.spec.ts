@@ -12,7 +12,10 @@ function frame(type: number, payload: Buffer): Buffer {
 function demux(chunks: Buffer[]) {
   const out: Buffer[] = [];
   const err: Buffer[] = [];
-  const d = new FrameDemuxer((c) => out.push(Buffer.from(c)), (c) => err.push(Buffer.from(c)));
+  const d = new FrameDemuxer(
+    (c) => out.push(Buffer.from(c)),
+    (c) => err.push(Buffer.from(c)),
+  );
   for (const c of chunks) d.push(c);
   return { out: Buffer.concat(out), err: Buffer.concat(err), complete: d.complete };
 }
@@ -31,8 +34,11 @@ function splitEverywhere(buf: Buffer, rng: () => number): Buffer[] {
 describe('frame demuxer', () => {
   it('splits stdout from stderr byte-exact however the chunks fall, header bytes included', () => {
     let seed = 1;
-    const rng = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
-    const payloads: Array<{ type: number; data: Buffer }> = Array.from({ length: 200 }, (_, i) => ({ type: i % 3 === 0 ? 2 : 1, data: randomBytes(Math.floor(rng() * 300)) }));
+    const rng = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    const payloads: Array<{ type: number; data: Buffer }> = Array.from({ length: 200 }, (_, i) => ({
+      type: i % 3 === 0 ? 2 : 1,
+      data: randomBytes(Math.floor(rng() * 300)),
+    }));
     // Payloads that look like headers must stay payload.
     payloads.push({ type: 1, data: frame(2, Buffer.from('not a real frame')) });
     const stream = Buffer.concat(payloads.map((p) => frame(p.type, p.data)));

@@ -18,6 +18,8 @@ export const LABEL = {
   disk: 'warden.disk',
   /** The Warden home the sandbox belongs to (home-id.ts); none: made before homes were labelled (legacy). */
   home: 'warden.home',
+  /** The shape key of a warm-pool sandbox (pool/shape.ts); its owner, once claimed, is in pool/owner-records.ts. */
+  pool: 'warden.pool',
 } as const;
 
 export const MANAGED_FILTER = `${LABEL.managed}=true`;

@@ -10,7 +10,8 @@ import { WardenError } from '../../../shared/errors.js';
 import type { RuntimeName } from '../../../shared/types/sandbox.js';
 
 const RUNSC_WRAPPER = join('resources', 'runtimes', 'runsc-warden');
-export const RUNSC_INSTALL_HINT = 'install gVisor with `npm run setup` (it runs `apt-get install -t bookworm-backports runsc` after adding bookworm-backports to apt\'s sources)';
+export const RUNSC_INSTALL_HINT =
+  "install gVisor with `npm run setup` (it runs `apt-get install -t bookworm-backports runsc` after adding bookworm-backports to apt's sources)";
 
 /** Where Debian (and a manual install) put runsc; the wrapper looks in the same places. */
 const RUNSC_BINARIES = ['/usr/bin/runsc', '/usr/sbin/runsc', '/usr/local/bin/runsc'];
@@ -41,7 +42,12 @@ export function runscWrapperPath(): string | null {
 export function ociRuntimeArg(name: RuntimeName): string {
   if (name !== 'runsc') return name;
   const wrapper = runscWrapperPath();
-  if (!wrapper) throw new WardenError('E_RUNTIME_UNAVAILABLE', `the gVisor wrapper (${RUNSC_WRAPPER}) is missing from this install`, 'reinstall Warden; the wrapper ships in resources/');
+  if (!wrapper)
+    throw new WardenError(
+      'E_RUNTIME_UNAVAILABLE',
+      `the gVisor wrapper (${RUNSC_WRAPPER}) is missing from this install`,
+      'reinstall Warden; the wrapper ships in resources/',
+    );
   return wrapper;
 }
 

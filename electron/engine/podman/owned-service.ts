@@ -1,6 +1,6 @@
 // A `podman system service` that Warden starts itself when no socket answers.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, closeSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, closeSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { WardenError } from '../../../shared/errors.js';
 import { pingSocket, probeSocket } from './socket-discovery.js';
@@ -26,6 +26,38 @@ function localPodmanEnv(): NodeJS.ProcessEnv {
 
 export function podmanInstalled(): boolean {
   return spawnSync('podman', ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+/**
+ * Stops a service of Warden's on this socket that another process started (and this one adopted):
+ * there is no child to signal, so its process is found by the command line Warden starts it with
+ * (`podman … system service --time=N unix://SOCKET`), among this user's processes. Returns the pids signalled.
+ */
+export function stopAdoptedService(socketPath: string): number[] {
+  const listen = `unix://${socketPath}`;
+  const uid = process.getuid?.();
+  const pids: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return pids; // no procfs: nothing to find it by
+  }
+  for (const entry of entries) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      if (uid !== undefined && statSync(`/proc/${pid}`).uid !== uid) continue;
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      const at = args.indexOf('system');
+      if (at < 0 || args[at + 1] !== 'service' || args.at(-2) !== listen) continue;
+      process.kill(pid, 'SIGTERM');
+      pids.push(pid);
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return pids;
 }
 
 export interface OwnedServiceOptions {

@@ -8,6 +8,9 @@ import { homeId } from '../home-id.js';
 import { RuntimeRouter } from './runtime-router.js';
 import { installSeccompProfile } from './wall.js';
 import { DiskLimits, storeDiskSupport } from './disk-limit.js';
+import { OwnerRecords } from '../pool/owner-records.js';
+import { installRunner } from '../runner/runner-binary.js';
+import { runnersOf } from '../runner/runner-registry.js';
 
 export interface PodmanEngineOptions extends ConnectOptions {
   image?: string;
@@ -17,6 +20,8 @@ export class PodmanEngine {
   readonly sandboxes: Sandboxes;
   readonly router: RuntimeRouter;
   readonly disks: DiskLimits;
+  /** Owners of claimed warm-pool sandboxes (read by every process of the home). */
+  readonly owners: OwnerRecords;
 
   private constructor(
     readonly connection: PodmanConnection,
@@ -24,12 +29,15 @@ export class PodmanEngine {
   ) {
     this.router = new RuntimeRouter(connection, { home: options.home, detached: options.detachedService ?? false });
     this.disks = new DiskLimits(options.home);
+    this.owners = new OwnerRecords(options.home);
     this.sandboxes = new Sandboxes(connection, {
       defaultImage: options.image ?? defaultImage(options.env),
       router: this.router,
       seccompProfile: installSeccompProfile(options.home),
       disks: this.disks,
+      owners: this.owners,
       homeId: homeId(options.home),
+      runnerBinary: installRunner(options.home),
     });
   }
 
@@ -51,8 +59,17 @@ export class PodmanEngine {
 
   /** Why sandbox disks cannot be bounded through this engine, or null when they can (asks Podman where its store is). */
   async diskSupport(): Promise<string | null> {
-    const info = await this.connection.libpod<{ store?: { graphDriverName?: string; graphRoot?: string } }>('GET', '/info', undefined, 'engine info');
-    return storeDiskSupport({ rootless: this.info().rootless ?? false, driver: info.store?.graphDriverName, graphRoot: info.store?.graphRoot });
+    const info = await this.connection.libpod<{ store?: { graphDriverName?: string; graphRoot?: string } }>(
+      'GET',
+      '/info',
+      undefined,
+      'engine info',
+    );
+    return storeDiskSupport({
+      rootless: this.info().rootless ?? false,
+      driver: info.store?.graphDriverName,
+      graphRoot: info.store?.graphRoot,
+    });
   }
 
   info(): ConnectionInfo {
@@ -60,6 +77,7 @@ export class PodmanEngine {
   }
 
   close(): void {
+    runnersOf(this.connection).close();
     this.router.close();
     this.connection.close();
   }

@@ -11,12 +11,13 @@ import { collectExec } from './exec-session.js';
 import { hostPidsLimit, runscInstalled, runscWrapperPath } from './oci-runtime.js';
 import type { LibpodInspect } from './sandbox-info.js';
 import { WardenEngine } from '../engine.js';
-import { openAuditLedger } from '../open-ledger.js';
+import { openAuditLedger } from '../open-warden.js';
 import { TEST_LABEL_KEY } from '../../test-support/test-label.js';
 import { parseRequest } from '../../../shared/contracts/validate.js';
 import type { EngineEvent } from '../../../shared/types/engine.js';
 
-if (!runscInstalled()) console.warn('runsc.int.spec: SKIPPED, runsc is not installed (run `npm run setup`, which installs it from bookworm-backports)');
+if (!runscInstalled())
+  console.warn('runsc.int.spec: SKIPPED, runsc is not installed (run `npm run setup`, which installs it from bookworm-backports)');
 
 let t: TestEngine;
 beforeAll(async () => {
@@ -104,7 +105,11 @@ describe.skipIf(!runscInstalled())('gVisor (runsc) sandboxes', () => {
 
   it('holds the memory limit: an allocation past it never succeeds, and a sandbox it ends says why', async () => {
     const sb = await t.create({ runtime: 'runsc', memory: '128m' });
-    const r = await sh(sb.id, 'python3 -c "b = bytearray(400 * 1024 * 1024); print(len(b))"').catch((err: Error) => ({ exitCode: -1, out: '', err: err.message }));
+    const r = await sh(sb.id, 'python3 -c "b = bytearray(400 * 1024 * 1024); print(len(b))"').catch((err: Error) => ({
+      exitCode: -1,
+      out: '',
+      err: err.message,
+    }));
     expect(r.out).not.toMatch(/419430400/);
     const after = await t.engine.sandboxes.inspect(sb.id);
     // gVisor ends the whole sandbox at the memory limit (measured: exit 137, OOMKilled false):
@@ -117,7 +122,11 @@ describe.skipIf(!runscInstalled())('gVisor (runsc) sandboxes', () => {
   it('holds the pids limit the guest was promised: forking far past it fails or ends the sandbox with a reason', async () => {
     const sb = await t.create({ runtime: 'runsc', pids: 32 });
     // 200 sleepers is six times the guest limit and past the scaled host limit (2 × 32 + 64).
-    const r = await sh(sb.id, 'n=0; while [ $n -lt 200 ]; do sleep 30 & n=$((n+1)); done; echo started-all').catch((err: Error) => ({ exitCode: -1, out: '', err: err.message }));
+    const r = await sh(sb.id, 'n=0; while [ $n -lt 200 ]; do sleep 30 & n=$((n+1)); done; echo started-all').catch((err: Error) => ({
+      exitCode: -1,
+      out: '',
+      err: err.message,
+    }));
     expect(r.out).not.toMatch(/started-all/);
     const after = await t.engine.sandboxes.inspect(sb.id);
     // Measured: gVisor's kernel stops (exit 2) when the host refuses it a thread; a fork refused
@@ -133,13 +142,16 @@ describe.skipIf(!runscInstalled())('gVisor (runsc) sandboxes', () => {
     const stop = engine.events.on('sandbox.event', (e) => seen.push(e));
     try {
       await engine.watch(60_000);
-      const sb = await engine['sandbox.create'](parseRequest('sandbox.create', { runtime: 'runsc', memory: '128m', labels: { [TEST_LABEL_KEY]: t.runId } }));
-      await engine['exec.run'](parseRequest('exec.run', { ref: sb.name, request: { cmd: 'python3 -c "b = bytearray(400 * 1024 * 1024)"' } })).catch(() => undefined);
+      const sb = await engine['sandbox.create'](
+        parseRequest('sandbox.create', { runtime: 'runsc', memory: '128m', labels: { [TEST_LABEL_KEY]: t.runId } }),
+      );
+      await engine['exec.run'](
+        parseRequest('exec.run', { ref: sb.name, request: { cmd: 'python3 -c "b = bytearray(400 * 1024 * 1024)"' } }),
+      ).catch(() => undefined);
       const info = await t.engine.sandboxes.inspect(sb.id);
       if (info.state === 'running') return; // a gVisor that fails only the allocation: nothing ended
-      // Hang guard only: the die event follows the exit.
-      const deadline = Date.now() + 20_000;
-      while (!seen.some((e) => e.sandboxId === sb.id && e.kind === 'die') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      // The die event follows the exit; the spec's timeout is the hang guard.
+      while (!seen.some((e) => e.sandboxId === sb.id && e.kind === 'die')) await new Promise((r) => setTimeout(r, 50));
       const died = seen.find((e) => e.sandboxId === sb.id && e.kind === 'die');
       expect(died).toMatchObject({ exitCode: 137, reason: expect.stringMatching(/memory limit/) });
       const entries = ledger.entries({ sandboxId: sb.id, kind: 'sandbox.limit-ended' });
@@ -157,8 +169,12 @@ describe.skipIf(!runscInstalled())('gVisor (runsc) sandboxes', () => {
     await expect(t.engine.sandboxes.inspect(sb.id)).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
     const left = spawnSync('podman', ['ps', '-aq', '--filter', `id=${sb.id}`], { encoding: 'utf8' }).stdout.trim();
     expect(left).toBe('');
-    // No gVisor process of this sandbox is left on the host.
-    const procs = spawnSync('pgrep', ['-f', sb.id], { encoding: 'utf8' }).stdout.trim();
-    expect(procs).toBe('');
+    // No gVisor process of this sandbox is left on the host. (Podman 4.3 keeps the conmon of every
+    // API exec session for its 300 s exit delay, removed container or not; the sandbox's runner is
+    // one such exec, so those conmons, Podman's own and gone by themselves, are not counted.)
+    const procs = spawnSync('pgrep', ['-af', sb.id], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .filter((line) => line.trim() && !/^\d+ \S*conmon .*--exec-attach/.test(line));
+    expect(procs).toEqual([]);
   });
 });

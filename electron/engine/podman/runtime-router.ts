@@ -6,7 +6,7 @@
 import { WardenError } from '../../../shared/errors.js';
 import type { RuntimeName } from '../../../shared/types/sandbox.js';
 import { PodmanConnection } from './connection.js';
-import { OwnedService, ownedLogPath, ownedSocketPath, podmanInstalled } from './owned-service.js';
+import { OwnedService, ownedLogPath, ownedSocketPath, podmanInstalled, stopAdoptedService } from './owned-service.js';
 import { readFileSync } from 'node:fs';
 
 function lastLogLine(file: string): string | null {
@@ -30,6 +30,8 @@ const IDLE_SECONDS = 300;
 export class RuntimeRouter {
   private readonly byRuntime = new Map<string, Promise<PodmanConnection>>();
   private readonly services: OwnedService[] = [];
+  /** Sockets of per-runtime services another Warden process started and this one went through. */
+  private readonly adopted = new Set<string>();
 
   constructor(
     private readonly main: PodmanConnection,
@@ -63,12 +65,16 @@ export class RuntimeRouter {
 
   private async open(runtime: RuntimeName): Promise<PodmanConnection> {
     const socketPath = ownedSocketPath(this.options.home, runtime);
-    if (!(await pingSocket(socketPath, 500))) {
+    if (await pingSocket(socketPath, 500)) {
+      this.adopted.add(socketPath);
+    } else {
       if (!podmanInstalled()) {
         throw new WardenError(
           'E_RUNTIME_UNAVAILABLE',
           `this Podman service uses ${this.main.serviceRuntime} and cannot be asked for ${runtime} through its API`,
-          'run Warden on the same host as Podman (it then starts a service per runtime), or start the service with `podman --runtime ' + runtime + ' system service`',
+          'run Warden on the same host as Podman (it then starts a service per runtime), or start the service with `podman --runtime ' +
+            runtime +
+            ' system service`',
         );
       }
       let service: OwnedService;
@@ -81,7 +87,10 @@ export class RuntimeRouter {
         });
       } catch (err) {
         // The service refuses to start with a runtime Podman does not have.
-        throw new WardenError('E_RUNTIME_UNAVAILABLE', `Podman cannot use the ${runtime} runtime here: ${lastLogLine(ownedLogPath(this.options.home, runtime)) ?? (err as Error).message}`);
+        throw new WardenError(
+          'E_RUNTIME_UNAVAILABLE',
+          `Podman cannot use the ${runtime} runtime here: ${lastLogLine(ownedLogPath(this.options.home, runtime)) ?? (err as Error).message}`,
+        );
       }
       this.services.push(service);
     }
@@ -90,6 +99,9 @@ export class RuntimeRouter {
 
   close(): void {
     for (const pending of this.byRuntime.values()) pending.then((c) => c.close()).catch(() => undefined);
-    if (!this.options.detached) for (const s of this.services) s.stop();
+    if (this.options.detached) return;
+    for (const s of this.services) s.stop();
+    // Owned as much as those started here (README, "The engine"): left running, they would never stop.
+    for (const socket of this.adopted) stopAdoptedService(socket);
   }
 }

@@ -43,15 +43,20 @@ async function tryRuntime(conn: PodmanConnection, router: RuntimeRouter, image: 
   const probeName = `warden-probe-${name}-${randomBytes(3).toString('hex')}`;
   try {
     const creator = await router.connectionFor(name);
-    await creator.libpod('POST', '/containers/create', {
-      name: probeName,
-      image,
-      command: ['true'],
-      oci_runtime: ociRuntimeArg(name),
-      netns: { nsmode: 'none' },
-      labels: { [LABEL.managed]: 'probe' },
-      r_limits: sandboxRlimits(hostLimits()),
-    }, `runtime probe ${name}`);
+    await creator.libpod(
+      'POST',
+      '/containers/create',
+      {
+        name: probeName,
+        image,
+        command: ['true'],
+        oci_runtime: ociRuntimeArg(name),
+        netns: { nsmode: 'none' },
+        labels: { [LABEL.managed]: 'probe' },
+        r_limits: sandboxRlimits(hostLimits()),
+      },
+      `runtime probe ${name}`,
+    );
     const inspect = await conn.libpod<{ OCIRuntime: string }>('GET', `/containers/${probeName}/json`, undefined, 'runtime probe');
     if (runtimeFromInspect(inspect.OCIRuntime) !== name) {
       return { name, installed: false, works: false, reason: `Podman does not know the ${name} runtime` };
@@ -63,7 +68,15 @@ async function tryRuntime(conn: PodmanConnection, router: RuntimeRouter, image: 
       return { name, installed: true, works: true };
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      return { name, installed: true, works: false, reason: message.replace(/^runtime probe \w+: /, '').split('\n')[0]!.slice(0, 300) };
+      return {
+        name,
+        installed: true,
+        works: false,
+        reason: message
+          .replace(/^runtime probe \w+: /, '')
+          .split('\n')[0]!
+          .slice(0, 300),
+      };
     }
   } catch (err) {
     if (err instanceof WardenError && err.code === 'E_ENGINE_UNREACHABLE') throw err;
@@ -79,12 +92,21 @@ const STALE_PROBE_MS = 120_000;
 
 async function sweepStaleProbes(conn: PodmanConnection): Promise<void> {
   const filters = encodeURIComponent(JSON.stringify({ label: [`${LABEL.managed}=probe`] }));
-  const probes = await conn.libpod<Array<{ Id: string; Created: number | string }>>('GET', `/containers/json?all=true&filters=${filters}`, undefined, 'runtime probe sweep').catch(() => []);
+  const probes = await conn
+    .libpod<Array<{ Id: string; Created: number | string }>>(
+      'GET',
+      `/containers/json?all=true&filters=${filters}`,
+      undefined,
+      'runtime probe sweep',
+    )
+    .catch(() => []);
   const cutoff = Date.now() - STALE_PROBE_MS;
   for (const p of probes) {
     const created = typeof p.Created === 'number' ? p.Created * 1000 : Date.parse(p.Created);
     if (Number.isFinite(created) && created < cutoff) {
-      await conn.libpod('DELETE', `/containers/${p.Id}?force=true`, undefined, 'runtime probe sweep', [200, 204, 404]).catch(() => undefined);
+      await conn
+        .libpod('DELETE', `/containers/${p.Id}?force=true`, undefined, 'runtime probe sweep', [200, 204, 404])
+        .catch(() => undefined);
     }
   }
 }

@@ -117,9 +117,17 @@ describe('sandbox lifecycle', () => {
 
   it('never touches containers it did not create', async () => {
     const name = `foreign-${t.runId}`;
-    await t.engine.connection.libpod('POST', '/containers/create', { name, image: t.engine.sandboxes.defaultImage, command: ['true'] }, 'foreign');
+    await t.engine.connection.libpod(
+      'POST',
+      '/containers/create',
+      { name, image: t.engine.sandboxes.defaultImage, command: ['true'] },
+      'foreign',
+    );
     try {
-      await expect(t.engine.sandboxes.destroy(name)).rejects.toMatchObject({ code: 'E_NOT_FOUND', message: expect.stringMatching(/not a Warden sandbox/) });
+      await expect(t.engine.sandboxes.destroy(name)).rejects.toMatchObject({
+        code: 'E_NOT_FOUND',
+        message: expect.stringMatching(/not a Warden sandbox/),
+      });
       expect((await t.engine.sandboxes.list()).some((x) => x.name === name)).toBe(false);
     } finally {
       await t.engine.connection.libpod('DELETE', `/containers/${name}?force=true`, undefined, 'foreign', [200, 204, 404]);

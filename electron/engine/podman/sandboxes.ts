@@ -1,19 +1,22 @@
 // Sandbox lifecycle on one Podman connection. Only containers labelled warden.managed=true are ours.
 import { randomBytes } from 'node:crypto';
-import { existsSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { WardenError } from '../../../shared/errors.js';
-import type { SandboxInfo, SandboxSpec, RuntimeName } from '../../../shared/types/sandbox.js';
+import type { SandboxInfo, SandboxSpec } from '../../../shared/types/sandbox.js';
 import type { PodmanConnection } from './connection.js';
 import { buildSpecGenerator, resolveSandbox } from './container-spec.js';
 import { hostLimits } from './host-limits.js';
-import { isManaged, isThisHome, LABEL, MANAGED_FILTER, reservedLabelKeys } from './labels.js';
+import { isManaged, isThisHome, LABEL, MANAGED_FILTER } from './labels.js';
 import { infoFromInspect, infoFromListEntry, type LibpodInspect, type LibpodListEntry } from './sandbox-info.js';
 import { RUNTIME_INSTALL_HINTS } from './runtimes.js';
+import { chooseRuntime, validateSpec } from './create-checks.js';
 import type { RuntimeRouter } from './runtime-router.js';
-import { hostRange, parseOwner, returnWorkspace, workspaceOwner } from './workspace-lease.js';
+import { returnWorkspace, workspaceOwner } from './workspace-lease.js';
 import { hostDiskSupport, type DiskLimits } from './disk-limit.js';
 import { removeContainer } from './container-removal.js';
+import { isNameConflict, nameTaken } from './container-names.js';
+import type { OwnerRecords } from '../pool/owner-records.js';
+import { runnersOf } from '../runner/runner-registry.js';
+import { hasRunnerMount, layerDirOf, workspaceLease } from './raw-inspect.js';
 
 export interface SandboxesOptions {
   defaultImage: string;
@@ -23,6 +26,10 @@ export interface SandboxesOptions {
   homeId: string;
   router: RuntimeRouter;
   disks: DiskLimits;
+  /** Owners of claimed pool sandboxes; an unclaimed one is the pool's alone (hidden from list and resolve). */
+  owners: OwnerRecords;
+  /** Host path of the runner binary mounted into every new sandbox (runner/runner-binary.ts); null: none. */
+  runnerBinary?: string | null;
   /** Called after a successful create, so the engine can record it. */
   now?: () => Date;
 }
@@ -46,6 +53,11 @@ export class Sandboxes {
 
   get defaultImage(): string {
     return this.options.defaultImage;
+  }
+
+  /** Whether new sandboxes get the in-sandbox runner (its binary is mounted into each). */
+  get withRunner(): boolean {
+    return !!this.options.runnerBinary;
   }
 
   get homeId(): string {
@@ -75,41 +87,11 @@ export class Sandboxes {
     );
   }
 
-  private chooseRuntime(requested: RuntimeName | undefined): RuntimeName {
-    if (requested) {
-      const check = this.conn.runtimes.find((r) => r.name === requested);
-      if (check && !check.works) {
-        throw new WardenError(
-          'E_RUNTIME_UNAVAILABLE',
-          `the ${requested} runtime is ${check.installed ? 'installed but does not run containers here' : 'not available'}${check.reason ? ` (${check.reason})` : ''}`,
-          check.installed ? `use ${this.conn.defaultRuntime ?? 'runc'} instead; \`warden doctor\` lists what works` : RUNTIME_INSTALL_HINTS[requested],
-        );
-      }
-      return requested;
-    }
-    if (!this.conn.defaultRuntime) {
-      throw new WardenError('E_RUNTIME_UNAVAILABLE', 'no OCI runtime runs containers on this host', 'install runc (`apt-get install runc`) and run `warden doctor`');
-    }
-    return this.conn.defaultRuntime;
-  }
-
-  private validateSpec(spec: SandboxSpec): void {
-    const reserved = reservedLabelKeys(spec.labels);
-    if (reserved.length) {
-      throw new WardenError('E_BAD_INPUT', `labels ${reserved.join(', ')} use the reserved warden. prefix`, 'pick label names that do not start with "warden."');
-    }
-    if (spec.workspace !== undefined) {
-      if (!existsSync(spec.workspace) || !statSync(spec.workspace).isDirectory()) {
-        throw new WardenError('E_BAD_INPUT', `workspace ${spec.workspace} is not a directory on this host`, 'create it first, or leave --workspace out');
-      }
-    }
-  }
-
   /** Creates the sandbox and, unless told not to, starts it. A failed start removes it again. */
-  async create(spec: SandboxSpec, opts: { start?: boolean } = {}): Promise<SandboxInfo> {
-    this.validateSpec(spec);
+  async create(spec: SandboxSpec, opts: { start?: boolean; poolKey?: string } = {}): Promise<SandboxInfo> {
+    validateSpec(spec, opts.poolKey !== undefined);
     const image = spec.image ?? this.options.defaultImage;
-    const runtime = this.chooseRuntime(spec.runtime);
+    const runtime = chooseRuntime(this.conn, spec.runtime);
     const name = spec.name ?? `sbx-${randomBytes(3).toString('hex')}`;
     const rootless = this.conn.info().rootless ?? false;
     const ctx = {
@@ -121,18 +103,24 @@ export class Sandboxes {
       now: this.options.now?.() ?? new Date(),
       seccompProfile: this.options.seccompProfile,
       wall: rootless ? null : { workspaceOwner: spec.workspace ? workspaceOwner(spec.workspace) : null },
+      runnerBinary: this.options.runnerBinary ?? null,
     };
     const resolved = resolveSandbox(spec, ctx);
     const creator = await this.options.router.connectionFor(runtime);
     // No separate image check: the create call says so itself, and a round trip is saved.
     const generator = buildSpecGenerator(spec, resolved, ctx);
-    generator.labels = { ...(generator.labels as Record<string, string>), [LABEL.home]: this.options.homeId };
+    generator.labels = {
+      ...(generator.labels as Record<string, string>),
+      [LABEL.home]: this.options.homeId,
+      ...(opts.poolKey ? { [LABEL.pool]: opts.poolKey } : {}),
+    };
     const created = await creator
       .libpod<{ Id: string }>('POST', '/containers/create', generator, `sandbox ${name}`)
       .catch((err: unknown) => {
         const message = (err as Error).message;
         if (/image not known|no such image/i.test(message)) throw this.imageMissing(image);
         if (/enough available IDs|no subuid ranges/i.test(message)) throw NO_SUBORDINATE_IDS;
+        if (isNameConflict(err)) throw nameTaken(name); // Podman's message names the other container's id
         throw err;
       });
     try {
@@ -144,8 +132,14 @@ export class Sandboxes {
       // libpod falls back to its default runtime for a name it does not know: refuse that.
       // (Checked after start to save a round trip; nothing but the keep-alive has run by then.)
       if (info.runtime !== runtime) {
-        throw new WardenError('E_RUNTIME_UNAVAILABLE', `asked for the ${runtime} runtime but Podman used ${info.runtime}`, RUNTIME_INSTALL_HINTS[runtime]);
+        throw new WardenError(
+          'E_RUNTIME_UNAVAILABLE',
+          `asked for the ${runtime} runtime but Podman used ${info.runtime}`,
+          RUNTIME_INSTALL_HINTS[runtime],
+        );
       }
+      // In the background: the first call waits for it if it is still starting.
+      if (opts.start !== false && this.options.runnerBinary) runnersOf(this.conn).start(created.Id);
       return info;
     } catch (err) {
       await this.removeId(created.Id).catch(() => undefined);
@@ -179,16 +173,16 @@ export class Sandboxes {
 
   private async inspectId(id: string): Promise<SandboxInfo> {
     const raw = await this.rawInspect(id);
-    return this.withDisk(infoFromInspect(raw), raw);
+    return this.options.owners.view(this.withDisk(infoFromInspect(raw), raw), raw.Config.Labels);
   }
 
   /** Finds a Warden sandbox by name, id or id prefix; anything else is not found. */
-  async resolve(ref: string): Promise<SandboxInfo> {
-    const raw = await this.resolveRaw(ref);
-    return this.withDisk(infoFromInspect(raw), raw);
+  async resolve(ref: string, opts: { pooled?: boolean } = {}): Promise<SandboxInfo> {
+    const raw = await this.resolveRaw(ref, opts.pooled);
+    return this.options.owners.view(this.withDisk(infoFromInspect(raw), raw), raw.Config.Labels);
   }
 
-  private async resolveRaw(ref: string): Promise<LibpodInspect> {
+  private async resolveRaw(ref: string, pooled = false): Promise<LibpodInspect> {
     if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(ref)) {
       throw new WardenError('E_BAD_INPUT', `"${ref}" is not a sandbox name or id`);
     }
@@ -202,10 +196,14 @@ export class Sandboxes {
       throw err;
     }
     if (!isManaged(raw.Config.Labels)) {
-      throw new WardenError('E_NOT_FOUND', `${ref} is not a Warden sandbox`, 'Warden only acts on containers it created (label warden.managed=true)');
+      throw new WardenError(
+        'E_NOT_FOUND',
+        `${ref} is not a Warden sandbox`,
+        'Warden only acts on containers it created (label warden.managed=true)',
+      );
     }
-    if (!isThisHome(raw.Config.Labels, this.options.homeId)) {
-      // Another Warden home's sandbox: not there, as far as this home is concerned.
+    if (!isThisHome(raw.Config.Labels, this.options.homeId) || (!pooled && this.options.owners.waiting(raw.Id, raw.Config.Labels))) {
+      // Another Warden home's sandbox, or one of the warm pool: not there, as far as callers are concerned.
       throw new WardenError('E_NOT_FOUND', `no sandbox named ${ref}`, 'list sandboxes with `warden sandbox ls`');
     }
     return raw;
@@ -213,10 +211,15 @@ export class Sandboxes {
 
   async list(): Promise<SandboxInfo[]> {
     const filters = encodeURIComponent(JSON.stringify({ label: [MANAGED_FILTER] }));
-    const entries = await this.conn.libpod<LibpodListEntry[]>('GET', `/containers/json?all=true&filters=${filters}`, undefined, 'sandbox list');
+    const entries = await this.conn.libpod<LibpodListEntry[]>(
+      'GET',
+      `/containers/json?all=true&filters=${filters}`,
+      undefined,
+      'sandbox list',
+    );
     return entries
-      .filter((e) => isThisHome(e.Labels, this.options.homeId))
-      .map((e) => this.withDisk(infoFromListEntry(e)))
+      .filter((e) => isThisHome(e.Labels, this.options.homeId) && !this.options.owners.waiting(e.Id, e.Labels))
+      .map((e) => this.options.owners.view(this.withDisk(infoFromListEntry(e)), e.Labels))
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
@@ -224,43 +227,58 @@ export class Sandboxes {
     return this.resolve(ref);
   }
 
-  private async act(ref: string, action: string, okCodes: number[], mountDisk = false): Promise<SandboxInfo> {
+  /**
+   * `runner`: what the action does to the sandbox's runner. Stopping, pausing or restarting ends it
+   * on purpose (not a loss), so it is let go first; a started, restarted or resumed sandbox gets a new one.
+   */
+  private async act(
+    ref: string,
+    action: string,
+    okCodes: number[],
+    mountDisk = false,
+    runner: { before?: boolean; after?: boolean } = {},
+  ): Promise<SandboxInfo> {
     const raw = await this.resolveRaw(ref);
     const name = raw.Name.replace(/^\//, '');
+    const runners = runnersOf(this.conn);
+    if (runner.before) await runners.forget(raw.Id);
     if (mountDisk) {
       // After a host reboot the disk is not mounted, and Podman would find its layer empty.
       const disk = this.options.disks.locate(raw.Id, layerDirOf(raw));
       if (disk) await this.options.disks.ensureMounted(disk);
     }
     await this.conn.libpod('POST', `/containers/${raw.Id}/${action}`, undefined, `sandbox ${name}`, okCodes);
+    if (runner.after && hasRunnerMount(raw)) runners.start(raw.Id);
     return this.inspectId(raw.Id);
   }
 
   start(ref: string): Promise<SandboxInfo> {
-    return this.act(ref, 'start', [204, 304], true);
+    return this.act(ref, 'start', [204, 304], true, { after: true });
   }
 
   stop(ref: string): Promise<SandboxInfo> {
-    return this.act(ref, 'stop?timeout=2', [204, 304]);
+    return this.act(ref, 'stop?timeout=2', [204, 304], false, { before: true });
   }
 
   restart(ref: string): Promise<SandboxInfo> {
-    return this.act(ref, 'restart?t=2', [204], true);
+    return this.act(ref, 'restart?t=2', [204], true, { before: true, after: true });
   }
 
   pause(ref: string): Promise<SandboxInfo> {
-    return this.act(ref, 'pause', [204]);
+    return this.act(ref, 'pause', [204], false, { before: true });
   }
 
   resume(ref: string): Promise<SandboxInfo> {
-    return this.act(ref, 'unpause', [204]);
+    return this.act(ref, 'unpause', [204], false, { after: true });
   }
 
   /** Removes the sandbox and its throwaway root filesystem; a bind-mounted workspace stays on the host. */
-  async destroy(ref: string): Promise<SandboxRef> {
-    const raw = await this.resolveRaw(ref);
+  async destroy(ref: string, opts: { pooled?: boolean } = {}): Promise<SandboxRef> {
+    const raw = await this.resolveRaw(ref, opts.pooled);
     const lease = workspaceLease(raw);
+    await runnersOf(this.conn).forget(raw.Id);
     await this.removeId(raw.Id, layerDirOf(raw));
+    this.options.owners.remove(raw.Id);
     if (lease) returnWorkspace(lease.dir, lease.uids, lease.gids, lease.owner);
     return { id: raw.Id, name: raw.Name.replace(/^\//, '') };
   }
@@ -271,20 +289,4 @@ export class Sandboxes {
     await removeContainer(this.conn, id);
     if (disk) await this.options.disks.release(disk);
   }
-}
-
-/** containers/storage's directory for the container's writable layer (parent of diff/ and work/). */
-function layerDirOf(raw: LibpodInspect): string | undefined {
-  const upper = raw.GraphDriver?.Data?.UpperDir;
-  return upper ? dirname(upper) : undefined;
-}
-
-/** What to give back after removal: a lent workspace, the sandbox's id ranges and the owner. */
-function workspaceLease(raw: LibpodInspect) {
-  const labels = raw.Config.Labels ?? {};
-  const dir = labels[LABEL.workspace];
-  const owner = parseOwner(labels[LABEL.workspaceOwner]);
-  const uids = hostRange(raw.HostConfig.IDMappings?.UidMap);
-  const gids = hostRange(raw.HostConfig.IDMappings?.GidMap);
-  return dir && existsSync(dir) && owner && uids && gids ? { dir, uids, gids, owner } : null;
 }

@@ -5,9 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findAnsweringSocket, probeSocket, socketCandidates, socketPathFromHostUrl } from './socket-discovery.js';
 
-/** A unix-socket API that answers _ping only after `delayMs`, like a Podman service under load. */
-async function slowEngine(path: string, delayMs: number): Promise<Server> {
-  const server = createServer((_req, res) => setTimeout(() => res.end('OK'), delayMs));
+/** A unix-socket API that leaves its first `silentFor` requests unanswered, like a Podman service
+ * under load, and answers the rest: silence and answer are forced, not raced against a timer. */
+async function busyEngine(path: string, silentFor: number): Promise<Server> {
+  let seen = 0;
+  const server = createServer((_req, res) => {
+    if (++seen > silentFor) res.end('OK');
+  });
   await new Promise<void>((resolve) => server.listen(path, resolve));
   return server;
 }
@@ -41,7 +45,8 @@ describe('socket discovery', () => {
   it('waits for a socket that is there but busy, and passes over one that is not there', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'warden-sock-'));
     const busy = join(dir, 'busy.sock');
-    const server = await slowEngine(busy, 2000);
+    // Silent to this spec's probe and to discovery's first probe; discovery's wait then gets the answer.
+    const server = await busyEngine(busy, 2);
     try {
       expect(await probeSocket(join(dir, 'missing.sock'), 300)).toBe('absent');
       expect(await probeSocket(busy, 300)).toBe('silent');

@@ -1,7 +1,12 @@
 // An interactive TTY exec for terminals: raw bytes both ways (no multiplexing with a TTY), resize.
+// Through the sandbox's runner (a pseudo-terminal it opens, runner/runner-terminal.ts) when it is
+// up, which avoids Podman's slow TTY relay; a Podman TTY exec otherwise.
 import type { Duplex } from 'node:stream';
 import type { TerminalSize } from '../../../shared/types/exec.js';
 import type { PodmanConnection } from './connection.js';
+import { TerminalOutput, type TerminalSession } from './terminal-types.js';
+import { runnersOf } from '../runner/runner-registry.js';
+import { terminalThroughRunner } from '../runner/runner-terminal.js';
 
 export interface TerminalOptions {
   cmd?: string[];
@@ -10,27 +15,21 @@ export interface TerminalOptions {
   cwd?: string;
 }
 
-export interface TerminalSession {
-  readonly execId: string;
-  write(data: string | Buffer): void;
-  resize(size: TerminalSize): Promise<void>;
-  onData(fn: (chunk: Buffer) => void): void;
-  /**
-   * Stops reading the shell's output until resume(): the engine's socket fills, and the process
-   * in the sandbox blocks on its next write, so a slow reader slows the writer instead of
-   * buffering without end.
-   */
-  pause(): void;
-  resume(): void;
-  /** Resolves with the shell's exit code (null when the engine went away). */
-  readonly exited: Promise<number | null>;
-  close(): void;
-}
+export type { TerminalSession } from './terminal-types.js';
 
 const DEFAULT_SHELL = ['/bin/sh', '-c', 'if command -v bash >/dev/null; then exec bash -l; else exec sh -l; fi'];
 
 export async function openTerminal(conn: PodmanConnection, containerId: string, opts: TerminalOptions = {}): Promise<TerminalSession> {
   const env = { TERM: 'xterm-256color', LANG: 'C.UTF-8', ...opts.env };
+  const runner = await runnersOf(conn).channelFor(containerId);
+  if (runner) {
+    return terminalThroughRunner(runner, {
+      cmd: opts.cmd ?? DEFAULT_SHELL,
+      env,
+      ...(opts.cwd ? { cwd: opts.cwd } : {}),
+      ...(opts.size ? { size: opts.size } : {}),
+    });
+  }
   const exec = await conn.call('terminal', (docker) =>
     docker.getContainer(containerId).exec({
       Cmd: opts.cmd ?? DEFAULT_SHELL,
@@ -43,13 +42,11 @@ export async function openTerminal(conn: PodmanConnection, containerId: string, 
     }),
   );
   const stream = (await conn.call('terminal', () => exec.start({ hijack: true, stdin: true, Tty: true }))) as Duplex;
-  const listeners: Array<(chunk: Buffer) => void> = [];
+  const output = new TerminalOutput();
   // The shell may print its prompt before anyone listens (the resize below, the caller's own
   // awaits): that output is held and handed to the first listener, never dropped.
-  let early: Buffer[] | null = [];
   stream.on('data', (chunk: Buffer) => {
-    if (early) early.push(chunk);
-    else for (const fn of listeners) fn(chunk);
+    output.push(chunk);
   });
   const exited = new Promise<number | null>((resolve) => {
     const finish = () => {
@@ -71,14 +68,7 @@ export async function openTerminal(conn: PodmanConnection, containerId: string, 
       // Podman answers 201 here where dockerode expects 200, so the libpod endpoint is called directly.
       await conn.libpod('POST', `/exec/${exec.id}/resize?h=${size.rows}&w=${size.cols}`, undefined, 'terminal resize', [200, 201]);
     },
-    onData: (fn) => {
-      listeners.push(fn);
-      if (early) {
-        const held = early;
-        early = null;
-        for (const chunk of held) fn(chunk);
-      }
-    },
+    onData: (fn) => output.listen(fn),
     pause: () => {
       stream.pause();
     },

@@ -18,7 +18,11 @@ async function hostPid(id: string): Promise<number> {
 /** The host's view of the sandbox's limits, from the cgroup v1 files of its init process. */
 async function hostLimits(id: string): Promise<Record<string, string>> {
   const cgroups = readFileSync(`/proc/${await hostPid(id)}/cgroup`, 'utf8');
-  const path = (controller: string) => cgroups.split('\n').find((l) => l.split(':')[1]?.split(',').includes(controller))?.split(':')[2];
+  const path = (controller: string) =>
+    cgroups
+      .split('\n')
+      .find((l) => l.split(':')[1]?.split(',').includes(controller))
+      ?.split(':')[2];
   const read = (controller: string, file: string) => readFileSync(`/sys/fs/cgroup/${controller}${path(controller)}/${file}`, 'utf8').trim();
   return {
     memory: read('memory', 'memory.limit_in_bytes'),
@@ -75,7 +79,10 @@ describe('the wall under runc', () => {
     expect(attack.out).toMatch(/^unshare refused:/m);
     expect(attack.out).not.toMatch(/^wrote/m);
     // Directly, through the container's own cgroup mount.
-    const direct = await sh(sb.id, 'echo max > /sys/fs/cgroup/pids/pids.max; echo -1 > /sys/fs/cgroup/cpu/cpu.cfs_quota_us; echo 1073741824 > /sys/fs/cgroup/memory/memory.limit_in_bytes; true');
+    const direct = await sh(
+      sb.id,
+      'echo max > /sys/fs/cgroup/pids/pids.max; echo -1 > /sys/fs/cgroup/cpu/cpu.cfs_quota_us; echo 1073741824 > /sys/fs/cgroup/memory/memory.limit_in_bytes; true',
+    );
     expect(direct.err).toMatch(/Read-only file system|Permission denied/);
     expect(await hostLimits(sb.id)).toEqual(before);
 
@@ -120,7 +127,10 @@ unshare -U true 2>/dev/null && echo unshare-cli ok || echo unshare-cli refused`,
         chownSync(dir, owner.uid, owner.gid);
         chownSync(join(dir, 'from-host'), owner.uid, owner.gid);
         const sb = await t.create({ workspace: dir });
-        const r = await sh(sb.id, 'cat from-host && echo agent > from-sandbox && echo more >> from-host && mkdir -p sub/deeper && touch sub/deeper/f');
+        const r = await sh(
+          sb.id,
+          'cat from-host && echo agent > from-sandbox && echo more >> from-host && mkdir -p sub/deeper && touch sub/deeper/f',
+        );
         expect(r.exitCode, r.err).toBe(0);
         expect(readFileSync(join(dir, 'from-sandbox'), 'utf8')).toBe('agent\n');
         expect(readFileSync(join(dir, 'from-host'), 'utf8')).toBe('host\nmore\n');
@@ -150,14 +160,20 @@ describe('the wall under gVisor (runsc)', () => {
     expect(before.memory).toBe(String(256 * 1024 ** 2));
     expect(before.cpu).toBe('50000');
     await sh(sb.id, `python3 - <<'PY'\n${CGROUP_REWRITE}\nPY`);
-    await sh(sb.id, 'echo max > /sys/fs/cgroup/pids/pids.max; echo -1 > /sys/fs/cgroup/cpu/cpu.cfs_quota_us; echo 1073741824 > /sys/fs/cgroup/memory/memory.limit_in_bytes; true');
+    await sh(
+      sb.id,
+      'echo max > /sys/fs/cgroup/pids/pids.max; echo -1 > /sys/fs/cgroup/cpu/cpu.cfs_quota_us; echo 1073741824 > /sys/fs/cgroup/memory/memory.limit_in_bytes; true',
+    );
     expect(await hostLimits(sb.id)).toEqual(before);
     // Last, since under gVisor reaching the limit ends the whole sandbox.
-    const alloc = await sh(sb.id, `python3 -c "b = bytearray(400 * 1024 * 1024); print('allocated')"`).catch((err: Error) => ({ out: '', err: err.message }));
+    const alloc = await sh(sb.id, `python3 -c "b = bytearray(400 * 1024 * 1024); print('allocated')"`).catch((err: Error) => ({
+      out: '',
+      err: err.message,
+    }));
     expect(alloc.out).not.toMatch(/allocated/);
   });
 
-  it('refuses ptrace, keyctl, bpf, perf, setns, /proc/sys and sysrq; namespaces and mounts are the guest kernel\'s own', async (c) => {
+  it("refuses ptrace, keyctl, bpf, perf, setns, /proc/sys and sysrq; namespaces and mounts are the guest kernel's own", async (c) => {
     if (!runsc()?.works) return c.skip(`runsc does not run here: ${runsc()?.reason ?? 'not detected'}`);
     const sb = await t.create({ runtime: 'runsc' });
     const probe = await sh(

@@ -10,7 +10,10 @@ interface Rule {
   args?: Array<{ index: number; value: number; op: string }>;
   includes?: { arches?: string[] };
 }
-const profile = JSON.parse(readFileSync(join(import.meta.dirname, '../../../resources/seccomp/warden.json'), 'utf8')) as { defaultAction: string; syscalls: Rule[] };
+const profile = JSON.parse(readFileSync(join(import.meta.dirname, '../../../resources/seccomp/warden.json'), 'utf8')) as {
+  defaultAction: string;
+  syscalls: Rule[];
+};
 
 describe('the committed seccomp profile', () => {
   it('allows none of the refused syscalls anywhere, and refuses each with EPERM', () => {
@@ -37,8 +40,27 @@ describe('the committed seccomp profile', () => {
   });
 
   it('still allows what ordinary work needs', () => {
-    const allowed = new Set(profile.syscalls.filter((r) => r.action === 'SCMP_ACT_ALLOW' && !r.args?.length && !Object.keys(r.includes ?? {}).length).flatMap((r) => r.names));
-    for (const name of ['read', 'write', 'openat', 'execve', 'fork', 'vfork', 'wait4', 'kill', 'connect', 'mmap', 'futex', 'epoll_wait', 'chown', 'setuid']) {
+    const allowed = new Set(
+      profile.syscalls
+        .filter((r) => r.action === 'SCMP_ACT_ALLOW' && !r.args?.length && !Object.keys(r.includes ?? {}).length)
+        .flatMap((r) => r.names),
+    );
+    for (const name of [
+      'read',
+      'write',
+      'openat',
+      'execve',
+      'fork',
+      'vfork',
+      'wait4',
+      'kill',
+      'connect',
+      'mmap',
+      'futex',
+      'epoll_wait',
+      'chown',
+      'setuid',
+    ]) {
       expect(allowed.has(name), name).toBe(true);
     }
   });

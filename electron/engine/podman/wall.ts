@@ -30,7 +30,12 @@ function shippedProfilePath(): string | null {
  */
 export function installSeccompProfile(home: string): string {
   const source = shippedProfilePath();
-  if (!source) throw new WardenError('E_INTERNAL', 'the seccomp profile (resources/seccomp/warden.json) is missing from this install', 'reinstall Warden');
+  if (!source)
+    throw new WardenError(
+      'E_INTERNAL',
+      'the seccomp profile (resources/seccomp/warden.json) is missing from this install',
+      'reinstall Warden',
+    );
   const text = readFileSync(source);
   const digest = createHash('sha256').update(text).digest('hex').slice(0, 16);
   const target = join(home, 'seccomp', `warden-${digest}.json`);

@@ -5,29 +5,25 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import fastifyWebsocket from '@fastify/websocket';
-import type { WardenEngine } from '../../engine/engine.js';
-import type { Gateway } from '../../engine/gateway/gateway.js';
-import type { LedgerView } from '../../engine/ledger/ledger-view.js';
-import type { TokenStore } from '../tokens.js';
+import type { ServerDeps } from '../server-deps.js';
 import type { EventMessage } from '../../../shared/contracts/events.js';
-import { RENDERER_SECURITY_HEADERS } from './csp.js';
-import { fixedEngine } from './engine-source.js';
-import { allowedHosts, hostAllowed, originAllowed } from './origin-check.js';
+import {
+  FRAME_TERMINAL_OUTPUT,
+  LOGIN_PATH,
+  LOGOUT_PATH,
+  TERMINAL_FRAME_HEAD,
+  WS_PATH,
+  WS_UNAUTHORIZED,
+  type ShellMessage,
+} from '../../../shared/contracts/web-shell.js';
+import { RENDERER_SECURITY_HEADERS } from '../../ui-door/csp.js';
+import { fixedEngine } from '../../ui-door/engine-source.js';
+import { hostsOfAddress, hostAllowed, originAllowed } from './origin-check.js';
 import { WebShellLogin, sessionCookie, uiToken } from './login.js';
 import { findRendererDir, loadRendererFiles, type RendererFile } from './renderer-files.js';
-import { StatsHub } from './stats-hub.js';
-import { UiSession, type FlowControl } from './ui-session.js';
+import { StatsHub } from '../../ui-door/stats-hub.js';
+import { UiSession, type FlowControl } from '../../ui-door/ui-session.js';
 
-export interface WebShellDeps {
-  engine: WardenEngine;
-  gateway: Gateway;
-  tokens: TokenStore;
-  home: string;
-  ledgerView?: LedgerView | null;
-}
-
-/** Close code for a socket without a live session (the page shows its login form). */
-export const WS_UNAUTHORIZED = 4401;
 const MAX_MESSAGE_BYTES = 2 * 1024 * 1024;
 /** A browser that stops reading (a frozen tab) is cut off rather than buffered without end. */
 const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
@@ -36,19 +32,13 @@ const CONGESTED_BYTES = 4 * 1024 * 1024;
 const DRAINED_BYTES = 512 * 1024;
 const DRAIN_POLL_MS = 10;
 const MAX_QUEUED_EVENTS = 5000;
-/**
- * Terminal output goes as binary frames, not JSON events: [1][id length][id, ASCII][the bytes as
- * the shell wrote them]. The page decodes the UTF-8 (renderer/src/api/web-bridge.ts); the server
- * neither decodes, escapes nor copies per character.
- */
-export const FRAME_TERMINAL_OUTPUT = 1;
-
+/** A terminal output frame (the layout is shared/contracts/web-shell.ts). */
 export function terminalOutputFrame(id: string, data: Buffer): Buffer {
-  const head = 2 + id.length;
+  const head = TERMINAL_FRAME_HEAD + id.length;
   const frame = Buffer.allocUnsafe(head + data.length);
   frame[0] = FRAME_TERMINAL_OUTPUT;
   frame[1] = id.length;
-  frame.write(id, 2, 'latin1');
+  frame.write(id, TERMINAL_FRAME_HEAD, 'latin1');
   data.copy(frame, head);
   return frame;
 }
@@ -93,11 +83,11 @@ export function webShellOf(app: FastifyInstance): WebShellHandle | undefined {
   return handles.get(app);
 }
 
-export async function registerWebShell(app: FastifyInstance, deps: WebShellDeps): Promise<void> {
+export async function registerWebShell(app: FastifyInstance, deps: ServerDeps): Promise<void> {
   const dir = findRendererDir();
   const files: Map<string, RendererFile> = dir ? loadRendererFiles(dir) : new Map();
   const login = new WebShellLogin(uiToken(deps.home));
-  const source = fixedEngine(deps.engine, deps.gateway, deps.ledgerView ?? null);
+  const source = fixedEngine(deps.engine, deps.gateway, deps.ledgerReader);
   const hub = new StatsHub(source);
   let hosts = new Set<string>();
 
@@ -112,7 +102,7 @@ export async function registerWebShell(app: FastifyInstance, deps: WebShellDeps)
   if (!app.hasDecorator('websocketServer')) await app.register(fastifyWebsocket, { options: { maxPayload: MAX_MESSAGE_BYTES } });
 
   app.addHook('onListen', async () => {
-    hosts = allowedHosts(app.server.address() as AddressInfo | null);
+    hosts = hostsOfAddress(app.server.address() as AddressInfo | null);
     const url = handle.loginUrl();
     if (url && process.env.WARDEN_WEB_SHELL_QUIET !== '1') process.stdout.write(`warden: control panel at ${url}  (one-time login link)\n`);
   });
@@ -146,20 +136,30 @@ export async function registerWebShell(app: FastifyInstance, deps: WebShellDeps)
     serve(`/assets/${request.params['*']}`, 'public, max-age=31536000, immutable')(request, reply),
   );
 
-  app.post<{ Body: { code?: unknown } }>('/ui/login', { config: WEB_SHELL_ROUTE_CONFIG, bodyLimit: 4096 }, async (request, reply) => {
+  app.post<{ Body: { code?: unknown } }>(LOGIN_PATH, { config: WEB_SHELL_ROUTE_CONFIG, bodyLimit: 4096 }, async (request, reply) => {
     if (refuse(request, reply)) return reply;
     const session = login.exchange(request.body?.code);
-    if (!session) return reply.code(401).send({ error: { code: 'E_UNAUTHORIZED', message: 'that login code is not valid (codes work once, for 15 minutes)', hint: 'run `warden serve` again for a new link, or use the token in WARDEN_HOME/ui-token' } });
+    if (!session)
+      return reply.code(401).send({
+        error: {
+          code: 'E_UNAUTHORIZED',
+          message: 'that login code is not valid (codes work once, for 15 minutes)',
+          hint: 'run `warden serve` again for a new link, or use the token in WARDEN_HOME/ui-token',
+        },
+      });
     return reply.code(204).header('set-cookie', sessionCookie(session)).header('cache-control', 'no-store').send();
   });
 
-  app.post('/ui/logout', { config: WEB_SHELL_ROUTE_CONFIG }, async (request, reply) => {
+  app.post(LOGOUT_PATH, { config: WEB_SHELL_ROUTE_CONFIG }, async (request, reply) => {
     if (refuse(request, reply)) return reply;
     login.end(request.headers.cookie);
-    return reply.code(204).header('set-cookie', sessionCookie('gone').replace(/Max-Age=\d+/, 'Max-Age=0')).send();
+    return reply
+      .code(204)
+      .header('set-cookie', sessionCookie('gone').replace(/Max-Age=\d+/, 'Max-Age=0'))
+      .send();
   });
 
-  app.get('/ui/ws', { websocket: true, config: WEB_SHELL_ROUTE_CONFIG }, (ws, request) => {
+  app.get(WS_PATH, { websocket: true, config: WEB_SHELL_ROUTE_CONFIG }, (ws, request) => {
     const socket = ws as unknown as ShellSocket;
     const host = request.headers.host;
     // A browser always sends Origin on a WebSocket: it must be this page's.
@@ -182,7 +182,7 @@ export async function registerWebShell(app: FastifyInstance, deps: WebShellDeps)
       }
       socket.send(data);
     };
-    const send = (value: unknown) => sendRaw(JSON.stringify(value));
+    const send = (value: ShellMessage) => sendRaw(JSON.stringify(value));
     const push = (item: EventMessage | Buffer) => {
       if (!ready) {
         if (queue.length < MAX_QUEUED_EVENTS) queue.push(item);
@@ -200,7 +200,8 @@ export async function registerWebShell(app: FastifyInstance, deps: WebShellDeps)
     );
     socket.on('message', (raw, isBinary) => {
       if (isBinary) return;
-      let msg: { t?: unknown; id?: unknown; method?: unknown; params?: unknown };
+      // A ShellRequest, once its fields are checked: untrusted until then.
+      let msg: { [K in 't' | 'id' | 'method' | 'params']?: unknown };
       try {
         msg = JSON.parse(raw.toString()) as typeof msg;
       } catch {

@@ -5,11 +5,12 @@ import type { AddressInfo } from 'node:net';
 
 const LOOPBACK = ['127.0.0.1', 'localhost', '[::1]'];
 
-export function allowedHosts(address: AddressInfo | string | null): Set<string> {
+export function hostsOfAddress(address: AddressInfo | string | null): Set<string> {
   const hosts = new Set<string>();
   if (!address || typeof address === 'string') return hosts;
   const names = new Set(LOOPBACK);
-  if (address.address !== '0.0.0.0' && address.address !== '::') names.add(address.family === 'IPv6' ? `[${address.address}]` : address.address);
+  if (address.address !== '0.0.0.0' && address.address !== '::')
+    names.add(address.family === 'IPv6' ? `[${address.address}]` : address.address);
   for (const name of names) hosts.add(`${name}:${address.port}`);
   return hosts;
 }

@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { contentTypeOf } from './csp.js';
+import { contentTypeOf } from '../../ui-door/csp.js';
 
 export interface RendererFile {
   body: Buffer;
@@ -31,7 +31,8 @@ export function loadRendererFiles(dir: string): Map<string, RendererFile> {
     for (const name of readdirSync(at)) {
       const path = join(at, name);
       if (statSync(path).isDirectory()) walk(path);
-      else if (!name.endsWith('.map')) files.set(`/${relative(dir, path).split(sep).join('/')}`, { body: readFileSync(path), type: contentTypeOf(name) });
+      else if (!name.endsWith('.map'))
+        files.set(`/${relative(dir, path).split(sep).join('/')}`, { body: readFileSync(path), type: contentTypeOf(name) });
     }
   };
   walk(dir);

@@ -3,16 +3,16 @@
 // connection open, and delivers every byte once the tab reads again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { openTestServer, type TestServer } from '../test-server.js';
+import { openTestServer, type TestServer } from '../../test-support/test-server.js';
 import { uiToken } from './login.js';
-import { FRAME_TERMINAL_OUTPUT } from './index.js';
+import { FRAME_TERMINAL_OUTPUT } from '../../../shared/contracts/web-shell.js';
 
 let ts: TestServer;
 let sandbox: string;
 
 beforeAll(async () => {
   ts = await openTestServer();
-  const info = await ts.user().createSandbox({ name: `t-${ts.t.runId}-flow`, labels: ts.labels });
+  const info = await ts.user().request('sandbox.create', { body: { name: `t-${ts.t.runId}-flow`, labels: ts.labels } });
   sandbox = info.id;
 });
 
@@ -47,8 +47,11 @@ describe('terminal output to a page that stops reading', () => {
     let output = '';
     const results = new Map<number, (envelope: { result?: { id: string }; error?: { message: string } }) => void>();
     let frames = 0;
+    let outputBegan!: () => void;
+    const began = new Promise<void>((resolve) => (outputBegan = resolve));
     ws.on('message', (raw: Buffer, isBinary: boolean) => {
       if (isBinary) {
+        outputBegan();
         // Terminal output: [1][id length][id][bytes]; base64 of zeros is ASCII, so no character is split.
         expect(raw[0]).toBe(FRAME_TERMINAL_OUTPUT);
         const head = 2 + raw[1]!;
@@ -72,8 +75,13 @@ describe('terminal output to a page that stops reading', () => {
     expect(opened.error).toBeUndefined();
     terminal = opened.result!.id;
     // 96 MiB of zeros, base64: 128 MiB of 'A' — twice the backlog at which a page used to be cut off.
-    await call('terminal.input', { id: terminal, data: 'head -c 100663296 /dev/zero | base64 -w 0 | tr -d "\\n"; echo; echo FLOW-$((40+2))\r' });
-    await new Promise((r) => setTimeout(r, 300));
+    await call('terminal.input', {
+      id: terminal,
+      data: 'head -c 100663296 /dev/zero | base64 -w 0 | tr -d "\\n"; echo; echo FLOW-$((40+2))\r',
+    });
+    // The page stops reading once the flood has begun (an event, not a guess at when it starts), and
+    // stays away for 4 s: that pause is the stimulus; every assertion below holds for any length of it.
+    await began;
     ws.pause();
     await new Promise((r) => setTimeout(r, 4000));
     ws.resume();

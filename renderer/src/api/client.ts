@@ -3,7 +3,7 @@
 import type { EventMap, EventMessage, EventName } from '../../../shared/contracts/events.js';
 import type { UiMethodName, UiMethodRequest, UiMethodResponse } from '../../../shared/contracts/methods.js';
 import { WardenError, fromErrorInfo } from '../../../shared/errors.js';
-import type { LinkState, WardenBridge } from './bridge.js';
+import type { LinkState, WardenBridge } from '../../../shared/contracts/bridge.js';
 
 type Listener<E extends EventName> = (payload: EventMap[E]) => void;
 

@@ -4,19 +4,21 @@
 import type { EventMessage } from '../../../shared/contracts/events.js';
 import type { Envelope, ErrorInfo } from '../../../shared/errors.js';
 import type { UiMethodRequest } from '../../../shared/contracts/methods.js';
-import type { LinkState, WardenBridge } from './bridge.js';
+import type { LinkState, WardenBridge } from '../../../shared/contracts/bridge.js';
+import {
+  LOGIN_PATH,
+  WS_PATH,
+  WS_UNAUTHORIZED,
+  readTerminalFrame,
+  type ShellMessage,
+  type ShellRequest,
+} from '../../../shared/contracts/web-shell.js';
 
-/** Close code the server uses when the session cookie is missing or expired. */
-export const WS_UNAUTHORIZED = 4401;
-export const WS_PATH = '/ui/ws';
-export const LOGIN_PATH = '/ui/login';
-
-/** A binary frame of terminal output: [1][id length][id, ASCII][UTF-8 bytes] (electron/server/web-shell/index.ts). */
-const FRAME_TERMINAL_OUTPUT = 1;
-
-type ServerMessage = { t: 'result'; id: number; envelope: Envelope<unknown> } | { t: 'event'; message: EventMessage };
-
-const lost: ErrorInfo = { code: 'E_ENGINE_UNREACHABLE', message: 'the connection to Warden was lost', hint: 'it reconnects by itself; try again in a moment' };
+const lost: ErrorInfo = {
+  code: 'E_ENGINE_UNREACHABLE',
+  message: 'the connection to Warden was lost',
+  hint: 'it reconnects by itself; try again in a moment',
+};
 
 /** Exchanges a login code (or the UI token) for a session cookie. */
 export async function login(code: string): Promise<ErrorInfo | null> {
@@ -72,7 +74,7 @@ export class WebBridge implements WardenBridge {
     socket.onopen = () => {
       this.retryMs = 250;
       this.setState('open');
-      if (this.wantReady) socket.send(JSON.stringify({ t: 'ready' }));
+      if (this.wantReady) socket.send(JSON.stringify({ t: 'ready' } satisfies ShellRequest));
     };
     socket.onmessage = (ev) => {
       if (typeof ev.data === 'string') this.receive(ev.data);
@@ -94,9 +96,9 @@ export class WebBridge implements WardenBridge {
   }
 
   private receive(text: string): void {
-    let msg: ServerMessage;
+    let msg: ShellMessage;
     try {
-      msg = JSON.parse(text) as ServerMessage;
+      msg = JSON.parse(text) as ShellMessage;
     } catch {
       return;
     }
@@ -112,13 +114,12 @@ export class WebBridge implements WardenBridge {
 
   /** Terminal output: the same `terminal.data` event as over IPC, its text decoded here. */
   private receiveFrame(buffer: ArrayBuffer): void {
-    const bytes = new Uint8Array(buffer);
-    if (bytes.length < 2 || bytes[0] !== FRAME_TERMINAL_OUTPUT || bytes.length < 2 + bytes[1]!) return;
-    const head = 2 + bytes[1]!;
-    const id = String.fromCharCode(...bytes.subarray(2, head));
+    const frame = readTerminalFrame(new Uint8Array(buffer));
+    if (!frame) return;
+    const { id } = frame;
     let decoder = this.decoders.get(id);
     if (!decoder) this.decoders.set(id, (decoder = new TextDecoder()));
-    const data = decoder.decode(bytes.subarray(head), { stream: true });
+    const data = decoder.decode(frame.data, { stream: true });
     if (data) this.emit({ event: 'terminal.data', payload: { id, data } });
   }
 
@@ -147,7 +148,7 @@ export class WebBridge implements WardenBridge {
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, resolve as (envelope: Envelope<unknown>) => void);
-      socket.send(JSON.stringify({ t: 'call', id, method, params }));
+      socket.send(JSON.stringify({ t: 'call', id, method, params } satisfies ShellRequest));
     });
   };
 
@@ -164,6 +165,6 @@ export class WebBridge implements WardenBridge {
 
   ready(): void {
     this.wantReady = true;
-    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify({ t: 'ready' }));
+    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify({ t: 'ready' } satisfies ShellRequest));
   }
 }

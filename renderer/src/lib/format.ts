@@ -1,17 +1,8 @@
-export function formatBytes(bytes: number): string {
-  if (!Number.isFinite(bytes)) return '–';
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${unit === 0 ? value.toFixed(0) : value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
-}
+// How the UI writes numbers, rates and times; byte sizes are shared with the CLI (formatByteSize).
+import { formatByteSize } from '../../../shared/types/units.js';
 
 export function formatRate(bytesPerSecond: number): string {
-  return `${formatBytes(bytesPerSecond)}/s`;
+  return `${formatByteSize(bytesPerSecond)}/s`;
 }
 
 export function formatPercent(value: number): string {

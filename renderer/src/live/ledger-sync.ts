@@ -1,238 +1,20 @@
 // The ledger view's data: a first load as soon as the link opens (the ledger needs no Podman, so
-// this does not wait for the engine), pushed appends applied to the list, a re-read of the summary
-// and the newest entries every few seconds while the view is shown (the CLI and other processes
-// append too, and their entries are not pushed), and the view's actions: paging, jumping to an
-// entry, verifying with progress, exporting a report.
-import { toErrorInfo } from '../../../shared/errors.js';
-import type { LedgerBrowse, LedgerEntry } from '../../../shared/types/ledger.js';
+// this does not wait for the engine), pushed appends applied to the list, and a re-read of the
+// summary and the newest entries every few seconds while the view is shown (the CLI and other
+// processes append too, and their entries are not pushed). The view's actions are in
+// ledger-controller.ts.
+import type { LedgerEntry } from '../../../shared/types/ledger.js';
 import type { WardenClient } from '../api/client.js';
 import type { Store } from '../store/index.js';
-import { ledgerEntryMatches, ledgerRequest, NO_LEDGER_FILTERS, type LedgerExportScope } from '../store/ledger-slice.js';
+import { ledgerEntryMatches, ledgerRequest } from '../store/ledger-slice.js';
+import { ledgerController } from './ledger-controller.js';
 
-const PAGE = 200;
 /** How often the summary and the newest entries are re-read while the view is shown. */
 const REFRESH_MS = 5000;
 /** Filter typing settles before the list is asked for again. */
 const FILTER_DEBOUNCE_MS = 250;
 /** Pushed appends are applied together, at most this often (an agent can append hundreds a second). */
 const APPEND_BATCH_MS = 100;
-
-export interface LedgerController {
-  /** Reloads if the filters now ask for another list than the one loaded. */
-  filtersChanged(): void;
-  /** Summary and the first page, from scratch (filters changed, or the first load). */
-  reload(): Promise<void>;
-  /** Summary and any entries newer than the top of the list. */
-  refresh(): Promise<void>;
-  loadOlder(): Promise<void>;
-  /** In a window after a jump: the next newer page. */
-  loadNewer(): Promise<void>;
-  /** Leaves a window and follows the head again. */
-  backToNewest(): Promise<void>;
-  /** Loads the page holding `seq` (filters cleared, since it may not match them), opens and highlights it. */
-  showEntry(seq: number): Promise<void>;
-  verify(): Promise<void>;
-  exportReport(scope: LedgerExportScope): Promise<void>;
-  dismissExport(): void;
-}
-
-const controllers = new WeakMap<WardenClient, LedgerController>();
-
-/** The one controller of this client (the sync and the view share it). */
-export function ledgerController(client: WardenClient, store: Store): LedgerController {
-  let c = controllers.get(client);
-  if (!c) controllers.set(client, (c = createController(client, store)));
-  return c;
-}
-
-function createController(client: WardenClient, store: Store): LedgerController {
-  const state = () => store.getState();
-  /** Bumped whenever the list is replaced, so answers for an older list are dropped. */
-  let generation = 0;
-
-  /** The filters the list was last loaded with (a change of filters that changes nothing reloads nothing). */
-  let loadedWith = '';
-  const params = () => ledgerRequest(state());
-
-  const page = (extra: Pick<LedgerBrowse, 'beforeSeq' | 'limit'>) => client.call('ledger.entries', { ...params(), ...extra });
-
-  const fail = (err: unknown) => {
-    const info = toErrorInfo(err);
-    // Not reachable right now: the next (re)connect loads again; say nothing meanwhile.
-    if (info.code === 'E_ENGINE_UNREACHABLE' && state().link !== 'open') return;
-    state().setLedgerError(info);
-  };
-
-  const summary = async () => state().setLedgerSummary(await client.call('ledger.summary', {}));
-
-  const reload = async () => {
-    const mine = ++generation;
-    loadedWith = JSON.stringify(params());
-    state().setLedgerLoading('first');
-    try {
-      const [first] = await Promise.all([page({ limit: PAGE }), summary()]);
-      if (mine !== generation) return;
-      state().setLedgerList(first.entries, first.nextBeforeSeq, null);
-    } catch (err) {
-      if (mine === generation) fail(err);
-    } finally {
-      if (mine === generation) state().setLedgerLoading('idle');
-    }
-  };
-
-  const refresh = async () => {
-    if (!state().ledgerLoaded) return reload();
-    const mine = generation;
-    try {
-      await summary();
-      if (state().ledgerWindowTop !== null) return; // a window stays put; "newer" moves it
-      const newest = await page({ limit: PAGE });
-      if (mine !== generation || state().ledgerWindowTop !== null) return;
-      const top = state().ledgerEntries[0]?.seq ?? 0;
-      const fresh = newest.entries.filter((e) => e.seq > top);
-      // More new entries than a page: the list would have a hole, so it starts again from the head.
-      if (fresh.length === newest.entries.length && newest.nextBeforeSeq !== null && top > 0) {
-        ++generation;
-        state().setLedgerList(newest.entries, newest.nextBeforeSeq, null);
-      } else state().prependLedger(fresh, null);
-    } catch (err) {
-      fail(err);
-    }
-  };
-
-  const loadOlder = async () => {
-    const s = state();
-    if (s.ledgerNextBefore === null || s.ledgerLoading !== 'idle') return;
-    const mine = generation;
-    s.setLedgerLoading('older');
-    try {
-      const older = await page({ beforeSeq: s.ledgerNextBefore, limit: PAGE });
-      if (mine === generation) state().appendOlderLedger(older.entries, older.nextBeforeSeq);
-    } catch (err) {
-      if (mine === generation) fail(err);
-    } finally {
-      if (mine === generation) state().setLedgerLoading('idle');
-    }
-  };
-
-  const loadNewer = async () => {
-    const s = state();
-    const top = s.ledgerWindowTop;
-    if (top === null || s.ledgerLoading !== 'idle') return;
-    const mine = generation;
-    s.setLedgerLoading('newer');
-    try {
-      // At most PAGE seqs lie in (top, top + PAGE], so one page of them holds every match.
-      const bound = top + PAGE;
-      const newer = await page({ beforeSeq: bound + 1, limit: PAGE });
-      if (mine !== generation) return;
-      const size = state().ledgerSummary?.size ?? 0;
-      state().prependLedger(
-        newer.entries.filter((e) => e.seq > top),
-        bound >= size ? null : bound,
-      );
-    } catch (err) {
-      if (mine === generation) fail(err);
-    } finally {
-      if (mine === generation) state().setLedgerLoading('idle');
-    }
-  };
-
-  const showEntry = async (seq: number) => {
-    const mine = ++generation;
-    const s = state();
-    loadedWith = JSON.stringify({});
-    s.setLedgerFilters(NO_LEDGER_FILTERS);
-    s.setLedgerFocus(seq);
-    s.openLedgerEntry(seq);
-    s.setLedgerLoading('first');
-    try {
-      // A few newer entries above it for context, then it, then a page's worth of older ones.
-      const above = 10;
-      const size = (await client.call('ledger.summary', {})).size;
-      if (mine !== generation) return;
-      const top = Math.min(size, seq + above);
-      const window = await client.call('ledger.entries', { beforeSeq: top + 1, limit: PAGE });
-      if (mine !== generation) return;
-      state().setLedgerList(window.entries, window.nextBeforeSeq, top >= size ? null : top);
-    } catch (err) {
-      if (mine === generation) fail(err);
-    } finally {
-      if (mine === generation) state().setLedgerLoading('idle');
-    }
-  };
-
-  const verify = async () => {
-    if (state().ledgerVerify.phase === 'running') return;
-    const jobId = `v${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
-    state().setLedgerVerify({ phase: 'running', jobId, done: 0, total: state().ledgerSummary?.size ?? 0 });
-    state().setLedgerFocus(null);
-    const off = client.on('ledger.verify.progress', (p) => {
-      const v = state().ledgerVerify;
-      if (p.jobId === jobId && v.phase === 'running') state().setLedgerVerify({ ...v, done: p.done, total: p.total });
-    });
-    try {
-      const outcome = await client.call('ledger.verify', { jobId });
-      state().setLedgerVerify({ phase: 'done', outcome });
-      if (outcome.firstBad) await showEntry(outcome.firstBad.seq);
-    } catch (err) {
-      state().setLedgerVerify({ phase: 'error', error: toErrorInfo(err) });
-    } finally {
-      off();
-    }
-  };
-
-  const dismissExport = () => {
-    const e = state().ledgerExport;
-    if (e.phase === 'done') {
-      URL.revokeObjectURL(e.jsonUrl);
-      URL.revokeObjectURL(e.htmlUrl);
-    }
-    state().setLedgerExport({ phase: 'idle' });
-  };
-
-  const exportReport = async (scope: LedgerExportScope) => {
-    dismissExport();
-    state().setLedgerExport({ phase: 'running' });
-    try {
-      const r = await client.call('ledger.export', scope);
-      const jsonUrl = URL.createObjectURL(new Blob([r.json], { type: 'application/json' }));
-      const htmlUrl = URL.createObjectURL(new Blob([r.html], { type: 'text/html' }));
-      state().setLedgerExport({ phase: 'done', result: { jsonName: r.jsonName, htmlName: r.htmlName, entries: r.entries }, scope, jsonUrl, htmlUrl });
-      download(jsonUrl, r.jsonName);
-      download(htmlUrl, r.htmlName);
-    } catch (err) {
-      state().setLedgerExport({ phase: 'error', error: toErrorInfo(err) });
-    }
-  };
-
-  return {
-    filtersChanged: () => {
-      if (JSON.stringify(params()) !== loadedWith) void reload();
-    },
-    reload,
-    refresh,
-    loadOlder,
-    loadNewer,
-    backToNewest: reload,
-    showEntry,
-    verify,
-    exportReport,
-    dismissExport,
-  };
-}
-
-/** Saves a blob: URL under a name (an <a download>: no navigation, allowed by the renderer's CSP). */
-function download(url: string, name: string): void {
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  a.rel = 'noopener';
-  a.style.display = 'none';
-  document.body.append(a);
-  a.click();
-  a.remove();
-}
 
 export function startLedgerSync(client: WardenClient, store: Store): { snapshot(): Promise<void>; stop(): void } {
   const state = () => store.getState();
@@ -291,7 +73,8 @@ export function startLedgerSync(client: WardenClient, store: Store): { snapshot(
   ];
   const timer = window.setInterval(() => {
     const s = state();
-    if (s.link === 'open' && s.view.name === 'ledger' && s.ledgerLoading === 'idle' && document.visibilityState !== 'hidden') void ctl.refresh();
+    if (s.link === 'open' && s.view.name === 'ledger' && s.ledgerLoading === 'idle' && document.visibilityState !== 'hidden')
+      void ctl.refresh();
   }, REFRESH_MS);
 
   return {

@@ -21,7 +21,8 @@ export function startRunsSync(client: WardenClient, store: Store): { snapshot():
     } catch (err) {
       // A run the gateway no longer has (it restarted, or trimmed old runs): nothing to show.
       if (isWardenError(err) && err.code === 'E_NOT_FOUND' && state().selectedRunId === id) state().selectRun(null);
-      else if (!isWardenError(err) || err.code !== 'E_NOT_FOUND') state().toast('error', `Could not load run ${id}: ${(err as Error).message}`);
+      else if (!isWardenError(err) || err.code !== 'E_NOT_FOUND')
+        state().toast('error', `Could not load run ${id}: ${(err as Error).message}`);
     } finally {
       loading.delete(id);
     }

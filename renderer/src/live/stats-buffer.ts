@@ -33,7 +33,8 @@ export class StatsBuffer {
     if (!s) this.series.set(id, (s = emptySeries()));
     const prev = this.last.get(id);
     const dt = prev ? (sample.time - prev.time) / 1000 : 0;
-    const rate = (now: number, before: number | undefined) => (prev && dt > 0 && before !== undefined ? Math.max(0, (now - before) / dt) : 0);
+    const rate = (now: number, before: number | undefined) =>
+      prev && dt > 0 && before !== undefined ? Math.max(0, (now - before) / dt) : 0;
     s.time.push(sample.time / 1000);
     s.cpu.push(sample.cpuPercent);
     s.memory.push(sample.memoryBytes);

@@ -27,12 +27,28 @@ export function startSync(client: WardenClient, store: Store, stats: StatsBuffer
       const list = await client.call('sandbox.list', {});
       if (mine !== generation) return;
       state().setSandboxes(list);
+      await refreshPool(mine);
     } catch (err) {
       if (mine !== generation) return;
       const info = toErrorInfo(err);
       if (info.code === 'E_ENGINE_UNREACHABLE') state().setEngine('unreachable', undefined, info);
       else state().toast('error', info.message, info.hint);
     }
+  };
+
+  // The pool's sandboxes come and go with engine events of their own (fill, claim, sweep) and
+  // attestations: its count is asked again after a burst of them, never polled.
+  let poolTimer: number | undefined;
+  const refreshPool = async (mine = generation) => {
+    const status = await client.call('pool.status', {});
+    if (mine === generation) state().setWarm(status.ready);
+  };
+  const poolChanged = () => {
+    if (poolTimer !== undefined) clearTimeout(poolTimer);
+    poolTimer = window.setTimeout(() => {
+      poolTimer = undefined;
+      refreshPool().catch(() => undefined);
+    }, COALESCE_MS);
   };
 
   /** Runs and the ledger need no Podman: they load beside the engine's part, not after it. */
@@ -51,6 +67,7 @@ export function startSync(client: WardenClient, store: Store, stats: StatsBuffer
   };
 
   const refresh = (event: EngineEvent) => {
+    poolChanged();
     if (event.kind === 'remove') {
       const id = Object.keys(state().sandboxes).find((k) => k === event.sandboxId || k.startsWith(event.sandboxId));
       if (id) {
@@ -111,6 +128,8 @@ export function startSync(client: WardenClient, store: Store, stats: StatsBuffer
     }),
     client.on('sandbox.resync', () => void snapshot()),
     client.on('sandbox.event', refresh),
+    // A pooled sandbox is offered once attested: the count changes then, with no engine event of its own.
+    client.on('sandbox.attested', poolChanged),
     client.on('stats.sample', (sample) => stats.push(sample)),
     client.on('terminal.data', ({ id, data }) => terminals.data(id, data)),
     client.on('terminal.exit', ({ id, code }) => terminals.exit(id, code)),
@@ -123,5 +142,6 @@ export function startSync(client: WardenClient, store: Store, stats: StatsBuffer
     runs.stop();
     ledger.stop();
     for (const t of pendingInspect.values()) clearTimeout(t);
+    if (poolTimer !== undefined) clearTimeout(poolTimer);
   };
 }

@@ -1,7 +1,7 @@
 import type { StateCreator } from 'zustand';
 import type { ConnectionInfo, ConnectionStatus } from '../../../shared/types/engine.js';
 import type { ErrorInfo } from '../../../shared/errors.js';
-import type { LinkState } from '../api/bridge.js';
+import type { LinkState } from '../../../shared/contracts/bridge.js';
 import type { AppState } from './index.js';
 
 export interface EngineSlice {

@@ -1,5 +1,5 @@
 // The ledger view's state: the summary, the filters, the loaded entries (newest first), the open
-// entry, the last verification and the last export. live/ledger-sync.ts fills it; the view reads it.
+// entry, the last verification and the last export. live/ledger-sync.ts and live/ledger-controller.ts fill it; the view reads it.
 import type { StateCreator } from 'zustand';
 import type { ErrorInfo } from '../../../shared/errors.js';
 import type { LedgerBrowse, LedgerEntry, LedgerExportResult, LedgerSummary, LedgerVerifyOutcome } from '../../../shared/types/ledger.js';

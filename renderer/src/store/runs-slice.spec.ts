@@ -1,10 +1,22 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { create } from 'zustand';
 import { pendingCall, type RunInfo, type ToolCallInfo } from '../../../shared/types/run.js';
-import { appendText, CALL_RUNS_KEPT, createRunsSlice, mergeCall, OUTPUT_CALLS_KEPT, OUTPUT_CHARS_PER_CALL, plainText, type RunsSlice } from './runs-slice.js';
+import {
+  appendText,
+  CALL_RUNS_KEPT,
+  createRunsSlice,
+  mergeCall,
+  OUTPUT_CALLS_KEPT,
+  OUTPUT_CHARS_PER_CALL,
+  plainText,
+  type RunsSlice,
+} from './runs-slice.js';
 
 function call(over: Partial<ToolCallInfo> = {}): ToolCallInfo {
-  return { ...pendingCall({ id: 'call_1', runId: 'run_1', index: 1, tool: 'exec', args: { argv: ['ls'] }, startedAt: '2024-01-01T00:00:00.000Z' }), ...over };
+  return {
+    ...pendingCall({ id: 'call_1', runId: 'run_1', index: 1, tool: 'exec', args: { argv: ['ls'] }, startedAt: '2024-01-01T00:00:00.000Z' }),
+    ...over,
+  };
 }
 
 function run(id: string): RunInfo {
@@ -116,13 +128,31 @@ describe('output with a hole in it', () => {
 describe('approvals', () => {
   it('count down on this machine’s clock from when they were pushed, and leave when decided', () => {
     const s = store();
+    // This machine's clock stands still for the spec, so "30 s from now" is exact on a busy machine too.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-01-01T12:00:00Z'));
     const requestedAt = new Date(Date.now() - 3_600_000).toISOString(); // a server clock an hour behind
     const deadline = new Date(Date.parse(requestedAt) + 30_000).toISOString();
-    const a = { id: 'apr_1', runId: 'r', callId: 'c', agent: 'a', sandboxId: null, tool: 'exec' as const, summary: 'exec x', programs: ['x  (default)'], reason: 'r', requestedAt, deadline, status: 'pending' as const, decidedBy: null, decidedAt: null, decision: null };
+    const a = {
+      id: 'apr_1',
+      runId: 'r',
+      callId: 'c',
+      agent: 'a',
+      sandboxId: null,
+      tool: 'exec' as const,
+      summary: 'exec x',
+      programs: ['x  (default)'],
+      reason: 'r',
+      requestedAt,
+      deadline,
+      status: 'pending' as const,
+      decidedBy: null,
+      decidedAt: null,
+      decision: null,
+    };
     s.getState().addApproval(a);
-    const left = s.getState().approvals.apr_1!.localDeadline - Date.now();
-    expect(left).toBeGreaterThan(29_000);
-    expect(left).toBeLessThanOrEqual(30_000);
+    expect(s.getState().approvals.apr_1!.localDeadline).toBe(Date.now() + 30_000);
+    vi.useRealTimers();
     s.getState().removeApproval('apr_1');
     expect(s.getState().approvals).toEqual({});
   });

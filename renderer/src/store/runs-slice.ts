@@ -109,7 +109,8 @@ export function appendText(prev: CallOutput | undefined, stream: OutputSegment['
   if (!text) return { ...out, cut: cut || out.cut };
   const segments = out.segments.slice();
   const last = segments[segments.length - 1];
-  if (last && last.stream === stream && last.text.length + text.length <= SEGMENT_CHARS) segments[segments.length - 1] = { stream, text: last.text + text };
+  if (last && last.stream === stream && last.text.length + text.length <= SEGMENT_CHARS)
+    segments[segments.length - 1] = { stream, text: last.text + text };
   else if (segments.length < MAX_SEGMENTS) segments.push({ stream, text });
   else return { ...out, cut: true };
   return { ...out, segments, chars: out.chars + text.length, cut };
@@ -131,12 +132,19 @@ function trimRecord<T>(record: Record<string, T>, max: number, keep: ReadonlySet
 }
 
 /** Calls of at most CALL_RUNS_KEPT runs (the selected one and the newest kept); a dropped run is no longer complete. */
-function keepCalls(s: RunsSlice, runCalls: Record<string, ToolCallInfo[]>, complete: Record<string, true>): Pick<RunsSlice, 'runCalls' | 'runCallsComplete'> {
+function keepCalls(
+  s: RunsSlice,
+  runCalls: Record<string, ToolCallInfo[]>,
+  complete: Record<string, true>,
+): Pick<RunsSlice, 'runCalls' | 'runCallsComplete'> {
   const keep = new Set(Object.keys(runCalls).slice(-1));
   if (s.selectedRunId) keep.add(s.selectedRunId);
   const kept = trimRecord(runCalls, CALL_RUNS_KEPT, keep);
   if (kept === runCalls) return { runCalls, runCallsComplete: complete };
-  return { runCalls: kept, runCallsComplete: Object.fromEntries(Object.entries(complete).filter(([id]) => id in kept)) as Record<string, true> };
+  return {
+    runCalls: kept,
+    runCallsComplete: Object.fromEntries(Object.entries(complete).filter(([id]) => id in kept)) as Record<string, true>,
+  };
 }
 
 export const createRunsSlice: StateCreator<AppState, [], [], RunsSlice> = (set) => ({
@@ -191,7 +199,9 @@ export const createRunsSlice: StateCreator<AppState, [], [], RunsSlice> = (set) 
     }),
   setApprovals: (list) =>
     set({
-      approvals: Object.fromEntries(list.filter((a) => a.status === 'pending').map((a) => [a.id, { ...a, localDeadline: Date.parse(a.deadline) }])),
+      approvals: Object.fromEntries(
+        list.filter((a) => a.status === 'pending').map((a) => [a.id, { ...a, localDeadline: Date.parse(a.deadline) }]),
+      ),
     }),
   addApproval: (a) =>
     set((s) => {

@@ -8,6 +8,9 @@ export interface SandboxesSlice {
   sandboxesLoaded: boolean;
   /** Actions in flight per sandbox id ("stopping" …), to disable buttons and say so. */
   busy: Record<string, string>;
+  /** Warm-pool sandboxes ready to be claimed: counted here, never listed (they are no one's yet). */
+  warm: number;
+  setWarm(count: number): void;
   setSandboxes(list: SandboxInfo[]): void;
   upsertSandbox(info: SandboxInfo): void;
   removeSandbox(id: string): void;
@@ -18,6 +21,8 @@ export const createSandboxesSlice: StateCreator<AppState, [], [], SandboxesSlice
   sandboxes: {},
   sandboxesLoaded: false,
   busy: {},
+  warm: 0,
+  setWarm: (count) => set({ warm: count }),
   setSandboxes: (list) => set({ sandboxes: Object.fromEntries(list.map((s) => [s.id, s])), sandboxesLoaded: true }),
   upsertSandbox: (info) => set((s) => ({ sandboxes: { ...s.sandboxes, [info.id]: info } })),
   removeSandbox: (id) =>

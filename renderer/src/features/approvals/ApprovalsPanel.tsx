@@ -101,7 +101,14 @@ function ApprovalCard({ approval, now }: { approval: PendingApproval; now: numbe
       </span>
       <div className="approval-actions">
         {ANSWERS.map((a) => (
-          <button key={a.decision} type="button" className={`${a.className} small`} disabled={busy} onClick={() => void decide(approval, a.decision)} data-testid={`approval-${a.decision}`}>
+          <button
+            key={a.decision}
+            type="button"
+            className={`${a.className} small`}
+            disabled={busy}
+            onClick={() => void decide(approval, a.decision)}
+            data-testid={`approval-${a.decision}`}
+          >
             {a.label}
           </button>
         ))}
@@ -135,7 +142,13 @@ export function ApprovalsPanel() {
       <div className="sr-only" aria-live="assertive">
         {list.length ? `${list.length} ${list.length === 1 ? 'approval is' : 'approvals are'} waiting` : ''}
       </div>
-      <aside ref={panel} className={`approvals${overModal ? ' over-modal' : ''}`} aria-label="Approvals waiting" data-testid="approvals-panel" data-count={list.length}>
+      <aside
+        ref={panel}
+        className={`approvals${overModal ? ' over-modal' : ''}`}
+        aria-label="Approvals waiting"
+        data-testid="approvals-panel"
+        data-count={list.length}
+      >
         {list.slice(0, SHOWN).map((a) => (
           <ApprovalCard key={a.id} approval={a} now={now} />
         ))}

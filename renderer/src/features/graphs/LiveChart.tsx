@@ -27,7 +27,12 @@ interface Props {
   testId: string;
 }
 
-const AXIS = { stroke: '#8b93a1', grid: { stroke: '#232833', width: 1 }, ticks: { stroke: '#232833', width: 1 }, font: '11px system-ui, sans-serif' };
+const AXIS = {
+  stroke: '#8b93a1',
+  grid: { stroke: '#232833', width: 1 },
+  ticks: { stroke: '#232833', width: 1 },
+  font: '11px system-ui, sans-serif',
+};
 
 export function LiveChart({ sandboxId, title, lines, format, range, headline, testId }: Props) {
   const { stats } = useServices();
@@ -39,7 +44,8 @@ export function LiveChart({ sandboxId, title, lines, format, range, headline, te
   useEffect(() => {
     const el = box.current!;
     const { lines: specs } = props.current;
-    const toData = (s: Series | undefined): uPlot.AlignedData => (s ? [s.time, ...specs.map((l) => l.pick(s))] : [[], ...specs.map(() => [])]);
+    const toData = (s: Series | undefined): uPlot.AlignedData =>
+      s ? [s.time, ...specs.map((l) => l.pick(s))] : [[], ...specs.map(() => [])];
     const opts: uPlot.Options = {
       width: Math.max(200, el.clientWidth),
       height: Math.max(120, el.clientHeight),

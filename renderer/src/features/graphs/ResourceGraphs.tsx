@@ -1,5 +1,6 @@
 // CPU, memory against its limit, network and processes over the last minutes, at 1 Hz.
-import { formatBytes, formatPercent, formatRate } from '../../lib/format.js';
+import { formatPercent, formatRate } from '../../lib/format.js';
+import { formatByteSize } from '../../../../shared/types/units.js';
 import { LiveChart } from './LiveChart.js';
 
 const nice = (max: number, floor: number): [number, number] => [0, Math.max(floor, max * 1.15)];
@@ -24,9 +25,9 @@ export function ResourceGraphs({ sandboxId }: { sandboxId: string }) {
           { label: 'used', color: '#b18cff', pick: (s) => s.memory, fill: true },
           { label: 'limit', color: '#e0646a', pick: (s) => s.memoryLimit, dash: [6, 4] },
         ]}
-        format={(v) => formatBytes(v)}
+        format={(v) => formatByteSize(v)}
         range={(max) => nice(max, 1024 * 1024)}
-        headline={(s) => `${formatBytes(s.memoryBytes)} of ${formatBytes(s.memoryLimitBytes)}`}
+        headline={(s) => `${formatByteSize(s.memoryBytes)} of ${formatByteSize(s.memoryLimitBytes)}`}
       />
       <LiveChart
         sandboxId={sandboxId}
@@ -38,7 +39,7 @@ export function ResourceGraphs({ sandboxId }: { sandboxId: string }) {
         ]}
         format={(v) => formatRate(v)}
         range={(max) => nice(max, 1024)}
-        headline={(s) => `${formatBytes(s.netRxBytes)} in · ${formatBytes(s.netTxBytes)} out`}
+        headline={(s) => `${formatByteSize(s.netRxBytes)} in · ${formatByteSize(s.netTxBytes)} out`}
       />
       <LiveChart
         sandboxId={sandboxId}

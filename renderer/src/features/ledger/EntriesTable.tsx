@@ -4,7 +4,7 @@ import { memo, useEffect, useRef } from 'react';
 import type { LedgerEntry } from '../../../../shared/types/ledger.js';
 import { useStore } from '../../store/index.js';
 import { hasLedgerFilters } from '../../store/ledger-slice.js';
-import type { LedgerController } from '../../live/ledger-sync.js';
+import type { LedgerController } from '../../live/ledger-controller.js';
 import { formatCount, formatTime, payloadJson, shortHash, summarizePayload } from './ledger-format.js';
 
 function runOf(e: LedgerEntry): string | null {
@@ -117,9 +117,12 @@ export function EntriesTable({ ctl }: { ctl: LedgerController }) {
     const root = scroller.current;
     const end = sentinel.current;
     if (!root || !end || nextBefore === null) return;
-    const seen = new IntersectionObserver((items) => {
-      if (items.some((i) => i.isIntersecting)) void ctl.loadOlder();
-    }, { root, rootMargin: '200px' });
+    const seen = new IntersectionObserver(
+      (items) => {
+        if (items.some((i) => i.isIntersecting)) void ctl.loadOlder();
+      },
+      { root, rootMargin: '200px' },
+    );
     seen.observe(end);
     return () => seen.disconnect();
   }, [ctl, nextBefore, entries.length]);
@@ -142,9 +145,7 @@ export function EntriesTable({ ctl }: { ctl: LedgerController }) {
     <div className="ledger-scroll" ref={scroller}>
       {windowTop !== null ? (
         <div className="ledger-window" data-testid="ledger-window">
-          <span>
-            Showing entries up to #{formatCount(windowTop)}; newer ones are not loaded.
-          </span>
+          <span>Showing entries up to #{formatCount(windowTop)}; newer ones are not loaded.</span>
           <button type="button" className="btn small" disabled={loading !== 'idle'} onClick={() => void ctl.loadNewer()}>
             Newer
           </button>
@@ -174,7 +175,13 @@ export function EntriesTable({ ctl }: { ctl: LedgerController }) {
         {loading === 'first' ? (
           <span className="muted">Loading…</span>
         ) : nextBefore !== null ? (
-          <button type="button" className="btn small" disabled={loading !== 'idle'} onClick={() => void ctl.loadOlder()} data-testid="ledger-older">
+          <button
+            type="button"
+            className="btn small"
+            disabled={loading !== 'idle'}
+            onClick={() => void ctl.loadOlder()}
+            data-testid="ledger-older"
+          >
             {loading === 'older' ? 'Loading…' : 'Older entries'}
           </button>
         ) : loaded ? (

@@ -4,7 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { Modal } from '../shell/Modal.js';
 import { useStore } from '../../store/index.js';
 import { resolveSandboxRef, type LedgerExportScope } from '../../store/ledger-slice.js';
-import type { LedgerController } from '../../live/ledger-sync.js';
+import type { LedgerController } from '../../live/ledger-controller.js';
 import { formatCount } from './ledger-format.js';
 
 interface Props {
@@ -47,12 +47,20 @@ export function ExportDialog({ ctl, onClose }: Props) {
       <form onSubmit={submit} noValidate>
         <p className="muted small dialog-text">
           A JSON evidence bundle (entries, inclusion proofs, a freshly signed checkpoint, the public key) that anyone can check with{' '}
-          <code>warden audit verify --report FILE</code>, and a readable HTML report. Leave the fields empty for the whole ledger ({formatCount(size)} entries, at most 50,000 per bundle).
+          <code>warden audit verify --report FILE</code>, and a readable HTML report. Leave the fields empty for the whole ledger (
+          {formatCount(size)} entries, at most 50,000 per bundle).
         </p>
         <div className="grid2">
           <label className="field span-all">
             <span className="field-label">Sandbox (optional)</span>
-            <input name="sandbox" value={sandbox} onChange={(e) => setSandbox(e.target.value)} placeholder="every sandbox" spellCheck={false} autoComplete="off" />
+            <input
+              name="sandbox"
+              value={sandbox}
+              onChange={(e) => setSandbox(e.target.value)}
+              placeholder="every sandbox"
+              spellCheck={false}
+              autoComplete="off"
+            />
           </label>
           <label className="field">
             <span className="field-label">From entry</span>
@@ -60,7 +68,13 @@ export function ExportDialog({ ctl, onClose }: Props) {
           </label>
           <label className="field">
             <span className="field-label">To entry</span>
-            <input name="toSeq" inputMode="numeric" value={to} onChange={(e) => setTo(e.target.value)} placeholder={size ? String(size) : 'the newest'} />
+            <input
+              name="toSeq"
+              inputMode="numeric"
+              value={to}
+              onChange={(e) => setTo(e.target.value)}
+              placeholder={size ? String(size) : 'the newest'}
+            />
           </label>
         </div>
         {error ? (

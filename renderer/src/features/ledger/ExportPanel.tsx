@@ -1,6 +1,6 @@
 // What the last export produced: the two files, what they cover, where they went, how to check them.
 import { useStore } from '../../store/index.js';
-import type { LedgerController } from '../../live/ledger-sync.js';
+import type { LedgerController } from '../../live/ledger-controller.js';
 import { formatCount } from './ledger-format.js';
 
 export function ExportPanel({ ctl, desktop }: { ctl: LedgerController; desktop: boolean }) {
@@ -27,7 +27,8 @@ export function ExportPanel({ ctl, desktop }: { ctl: LedgerController; desktop: 
   }
   const { scope, result } = e;
   const sandbox = scope.sandboxId ? (names[scope.sandboxId]?.name ?? scope.sandboxId.slice(0, 12)) : null;
-  const range = scope.fromSeq !== undefined || scope.toSeq !== undefined ? `entries ${scope.fromSeq ?? 1}–${scope.toSeq ?? 'newest'}` : 'all entries';
+  const range =
+    scope.fromSeq !== undefined || scope.toSeq !== undefined ? `entries ${scope.fromSeq ?? 1}–${scope.toSeq ?? 'newest'}` : 'all entries';
   return (
     <div className="export-result" role="status" data-testid="export-result" data-phase="done">
       <div>
@@ -40,7 +41,8 @@ export function ExportPanel({ ctl, desktop }: { ctl: LedgerController; desktop: 
       {desktop ? (
         // The desktop app refuses every download (electron/main/hardening.ts), these included.
         <div className="muted small">
-          If no file appeared, this build of the app does not save downloads: run <code>warden audit export --out bundle.json --html report.html</code> instead.
+          If no file appeared, this build of the app does not save downloads: run{' '}
+          <code>warden audit export --out bundle.json --html report.html</code> instead.
         </div>
       ) : null}
       <ul>

@@ -16,7 +16,16 @@ export function LedgerFilters() {
   const text = (key: keyof Filters, label: string, placeholder: string, list?: string) => (
     <label className="ledger-filter">
       <span>{label}</span>
-      <input type="text" name={key} value={filters[key]} placeholder={placeholder} list={list} spellCheck={false} autoComplete="off" onChange={(e) => set({ [key]: e.target.value })} />
+      <input
+        type="text"
+        name={key}
+        value={filters[key]}
+        placeholder={placeholder}
+        list={list}
+        spellCheck={false}
+        autoComplete="off"
+        onChange={(e) => set({ [key]: e.target.value })}
+      />
     </label>
   );
   const menu = (key: 'kind' | 'actor', label: string, values: string[]) => (

@@ -1,7 +1,7 @@
 // The ledger at a glance: size, head, the signing key, the latest checkpoint; and what can be done.
 import type { LedgerSummary } from '../../../../shared/types/ledger.js';
 import { useStore } from '../../store/index.js';
-import type { LedgerController } from '../../live/ledger-sync.js';
+import type { LedgerController } from '../../live/ledger-controller.js';
 import { formatCount, formatTime, groupHex, shortHash } from './ledger-format.js';
 
 interface Props {
@@ -25,7 +25,11 @@ function Facts({ summary }: { summary: LedgerSummary }) {
       </div>
       <div>
         <dt>Signing key</dt>
-        <dd className="mono" title={`SHA-256 of the public key: ${summary.key.fingerprint}\n${summary.key.keyName} (key id ${summary.key.keyId})`} data-testid="ledger-key">
+        <dd
+          className="mono"
+          title={`SHA-256 of the public key: ${summary.key.fingerprint}\n${summary.key.keyName} (key id ${summary.key.keyId})`}
+          data-testid="ledger-key"
+        >
           {groupHex(summary.key.fingerprint, 4)}
           <span className="sub">
             {summary.key.keyName} · id {summary.key.keyId}
@@ -62,7 +66,13 @@ export function LedgerHeader({ ctl, onExport }: Props) {
         <h1 id="ledger-title">Ledger</h1>
         <span className="muted">append-only, hash-chained, signed</span>
         <span className="grow" />
-        <button type="button" className="btn" onClick={() => void ctl.refresh()} disabled={loading} title="Read the ledger again (the CLI and other processes append too)">
+        <button
+          type="button"
+          className="btn"
+          onClick={() => void ctl.refresh()}
+          disabled={loading}
+          title="Read the ledger again (the CLI and other processes append too)"
+        >
           Refresh
         </button>
         <button type="button" className="btn" onClick={onExport} disabled={exporting || !summary}>

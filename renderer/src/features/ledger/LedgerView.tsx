@@ -4,7 +4,7 @@ import { useEffect, useState } from 'react';
 import { createPortal } from 'react-dom';
 import { useServices } from '../../services.js';
 import { useStore } from '../../store/index.js';
-import { ledgerController } from '../../live/ledger-sync.js';
+import { ledgerController } from '../../live/ledger-controller.js';
 import { EntriesTable } from './EntriesTable.js';
 import { ExportDialog } from './ExportDialog.js';
 import { ExportPanel } from './ExportPanel.js';

@@ -1,7 +1,7 @@
 // The last verification: a progress bar while it runs, then a clear pass or the first bad entry.
 import type { LedgerVerifyOutcome } from '../../../../shared/types/ledger.js';
 import { useStore } from '../../store/index.js';
-import type { LedgerController } from '../../live/ledger-sync.js';
+import type { LedgerController } from '../../live/ledger-controller.js';
 import { formatCount, formatMs, groupHex, REASON_TEXT, shortHash } from './ledger-format.js';
 
 function Passed({ outcome }: { outcome: LedgerVerifyOutcome }) {
@@ -14,7 +14,8 @@ function Passed({ outcome }: { outcome: LedgerVerifyOutcome }) {
         {cp ? (
           <>
             {' '}
-            against the signed checkpoint of <b>{formatCount(cp.size)}</b> entries (root <code title={cp.root}>{shortHash(cp.root, 16)}</code>, from the {cp.source})
+            against the signed checkpoint of <b>{formatCount(cp.size)}</b> entries (root{' '}
+            <code title={cp.root}>{shortHash(cp.root, 16)}</code>, from the {cp.source})
           </>
         ) : (
           ' (no signed checkpoint yet: one is signed every minute while entries are added, and on every export)'
@@ -22,7 +23,11 @@ function Passed({ outcome }: { outcome: LedgerVerifyOutcome }) {
         .
       </span>
       <span className="muted">
-        Key <code title={outcome.key.fingerprint} data-testid="verify-fingerprint">{groupHex(outcome.key.fingerprint, 8)}</code> · {outcome.key.keyName} · took {formatMs(outcome.durationMs)}
+        Key{' '}
+        <code title={outcome.key.fingerprint} data-testid="verify-fingerprint">
+          {groupHex(outcome.key.fingerprint, 8)}
+        </code>{' '}
+        · {outcome.key.keyName} · took {formatMs(outcome.durationMs)}
       </span>
     </div>
   );
@@ -31,7 +36,14 @@ function Passed({ outcome }: { outcome: LedgerVerifyOutcome }) {
 function Failed({ outcome, ctl }: { outcome: LedgerVerifyOutcome; ctl: LedgerController }) {
   const bad = outcome.firstBad!;
   return (
-    <div className="verify-result fail" role="alert" data-testid="verify-result" data-ok="false" data-first-bad={bad.seq} data-reason={bad.reason}>
+    <div
+      className="verify-result fail"
+      role="alert"
+      data-testid="verify-result"
+      data-ok="false"
+      data-first-bad={bad.seq}
+      data-reason={bad.reason}
+    >
       <strong className="verdict">
         ✗ Verification failed at entry #{bad.seq}: {bad.reason}
       </strong>
@@ -39,7 +51,8 @@ function Failed({ outcome, ctl }: { outcome: LedgerVerifyOutcome; ctl: LedgerCon
         Entry #{bad.seq}: {REASON_TEXT[bad.reason]}. Entries before it check out; nothing from it on can be trusted.
       </span>
       <span className="muted">
-        {formatCount(outcome.entries)} entries in the file · key <code title={outcome.key.fingerprint}>{groupHex(outcome.key.fingerprint, 4)}</code> · took {formatMs(outcome.durationMs)}{' '}
+        {formatCount(outcome.entries)} entries in the file · key{' '}
+        <code title={outcome.key.fingerprint}>{groupHex(outcome.key.fingerprint, 4)}</code> · took {formatMs(outcome.durationMs)}{' '}
         <button type="button" className="btn small" onClick={() => void ctl.showEntry(bad.seq)}>
           Show entry #{bad.seq}
         </button>
@@ -58,7 +71,14 @@ export function VerifyPanel({ ctl }: { ctl: LedgerController }) {
         <span>
           Verifying… {formatCount(v.done)} of {formatCount(v.total)} entries
         </span>
-        <div className="progress" role="progressbar" aria-label="Verification progress" aria-valuemin={0} aria-valuemax={v.total} aria-valuenow={v.done}>
+        <div
+          className="progress"
+          role="progressbar"
+          aria-label="Verification progress"
+          aria-valuemin={0}
+          aria-valuemax={v.total}
+          aria-valuenow={v.done}
+        >
           <div className="progress-fill" style={{ width: `${pct}%` }} />
         </div>
       </div>

@@ -17,14 +17,22 @@ const entry = (over: Partial<LedgerEntry>): LedgerEntry => ({
 
 describe('summarizePayload', () => {
   it('leads with what tells the entry apart, then other scalars', () => {
-    expect(summarizePayload({ argv: ['sh', '-c', 'make'], exitCode: 2, durationMs: 1500, runId: 'r1', stdoutPreview: 'ok' })).toBe('sh -c make · exit 2 · 1.5 s · stdoutPreview=ok');
+    expect(summarizePayload({ argv: ['sh', '-c', 'make'], exitCode: 2, durationMs: 1500, runId: 'r1', stdoutPreview: 'ok' })).toBe(
+      'sh -c make · exit 2 · 1.5 s · stdoutPreview=ok',
+    );
     expect(summarizePayload({ name: 'web', image: 'x/y', limits: { memoryBytes: 1 } })).toBe('web · x/y · limits={…}');
-    expect(summarizePayload({ runId: 'r', tool: 'exec', args: { argv: ['ls', '-l'], cwd: null }, decision: { action: 'allow', reason: 'x' } })).toBe('exec · ls -l · allow');
-    expect(summarizePayload({ tool: 'file.read', args: { path: 'src/a.py' }, decision: { action: 'deny' } })).toBe('file.read · src/a.py · deny');
+    expect(
+      summarizePayload({ runId: 'r', tool: 'exec', args: { argv: ['ls', '-l'], cwd: null }, decision: { action: 'allow', reason: 'x' } }),
+    ).toBe('exec · ls -l · allow');
+    expect(summarizePayload({ tool: 'file.read', args: { path: 'src/a.py' }, decision: { action: 'deny' } })).toBe(
+      'file.read · src/a.py · deny',
+    );
   });
 
   it('is one line of bounded text, whatever the payload holds', () => {
-    expect(summarizePayload({ stdoutPreview: '<img src=x onerror=alert(1)>\nline2' })).toBe('stdoutPreview=<img src=x onerror=alert(1)> line2');
+    expect(summarizePayload({ stdoutPreview: '<img src=x onerror=alert(1)>\nline2' })).toBe(
+      'stdoutPreview=<img src=x onerror=alert(1)> line2',
+    );
     expect(summarizePayload({ big: 'x'.repeat(5000), more: 1 }).length).toBeLessThanOrEqual(180);
     expect(summarizePayload(null)).toBe('null');
     expect(summarizePayload([1, 2])).toBe('[2 items]');
@@ -35,7 +43,10 @@ describe('filters', () => {
   it('become a request; a sandbox name or short id becomes the full id', () => {
     const id = 'b'.repeat(64);
     const sandboxes = { [id]: { id, name: 'web' } } as never;
-    expect(ledgerRequest({ ledgerFilters: { ...NO_LEDGER_FILTERS, sandbox: 'web', kind: 'exec.finished' }, sandboxes })).toEqual({ sandboxId: id, kind: 'exec.finished' });
+    expect(ledgerRequest({ ledgerFilters: { ...NO_LEDGER_FILTERS, sandbox: 'web', kind: 'exec.finished' }, sandboxes })).toEqual({
+      sandboxId: id,
+      kind: 'exec.finished',
+    });
     expect(ledgerRequest({ ledgerFilters: { ...NO_LEDGER_FILTERS, sandbox: 'bbbbbbbb' }, sandboxes })).toEqual({ sandboxId: id });
     expect(ledgerRequest({ ledgerFilters: { ...NO_LEDGER_FILTERS, sandbox: 'gone-one' }, sandboxes })).toEqual({ sandboxId: 'gone-one' });
   });

@@ -47,7 +47,8 @@ export function summarizePayload(payload: unknown): string {
   }
   if (typeof decision?.action === 'string') parts.push(decision.action);
   for (const [key, v] of Object.entries(p)) {
-    if ((LEAD as readonly string[]).includes(key) || QUIET.has(key) || (key === 'args' && args) || (key === 'decision' && decision)) continue;
+    if ((LEAD as readonly string[]).includes(key) || QUIET.has(key) || (key === 'args' && args) || (key === 'decision' && decision))
+      continue;
     const s = scalar(v);
     parts.push(s === null ? `${key}={…}` : `${key}=${s}`);
     if (parts.join(' · ').length > SUMMARY_MAX) break;

@@ -2,7 +2,7 @@
 // consecutive failures against the breaker's threshold with the breaker's state.
 import type { ReactNode } from 'react';
 import type { RunInfo } from '../../../../shared/types/run.js';
-import { formatBytes } from '../../lib/format.js';
+import { formatByteSize } from '../../../../shared/types/units.js';
 import { formatMs, runElapsed } from './run-format.js';
 import { useNow } from './use-now.js';
 
@@ -26,7 +26,15 @@ function Gauge({ id, label, value, max, text, foot, level }: GaugeProps) {
       <div className="gauge-value mono" data-testid={`gauge-${id}-text`}>
         {text}
       </div>
-      <div className={`gauge-bar ${lvl}`} role="meter" aria-label={label} aria-valuemin={0} aria-valuemax={max} aria-valuenow={Math.min(value, max)} aria-valuetext={text}>
+      <div
+        className={`gauge-bar ${lvl}`}
+        role="meter"
+        aria-label={label}
+        aria-valuemin={0}
+        aria-valuemax={max}
+        aria-valuenow={Math.min(value, max)}
+        aria-valuetext={text}
+      >
         <span style={{ width: `${(share * 100).toFixed(1)}%` }} />
       </div>
       <div className="gauge-foot muted small">{foot ?? '\u00a0'}</div>
@@ -43,7 +51,14 @@ export function BudgetGauges({ run }: { run: RunInfo }) {
   const probeIn = br.state === 'open' && br.openedAt ? Date.parse(br.openedAt) + b.breaker.cooldownMs - now : null;
   return (
     <div className="gauges" data-testid="budget-gauges">
-      <Gauge id="steps" label="Steps" value={run.calls} max={b.maxCalls} text={`${run.calls} / ${b.maxCalls}`} foot="denied calls count too" />
+      <Gauge
+        id="steps"
+        label="Steps"
+        value={run.calls}
+        max={b.maxCalls}
+        text={`${run.calls} / ${b.maxCalls}`}
+        foot="denied calls count too"
+      />
       <Gauge
         id="wall"
         label="Wall time"
@@ -52,7 +67,14 @@ export function BudgetGauges({ run }: { run: RunInfo }) {
         text={`${formatMs(elapsed)} / ${formatMs(b.wallTimeMs)}`}
         foot={run.status === 'expired' ? 'expired: no more calls in this run' : active ? 'since the first call' : 'ended'}
       />
-      <Gauge id="output" label="Output" value={run.outputBytes} max={b.outputBytes} text={`${formatBytes(run.outputBytes)} / ${formatBytes(b.outputBytes)}`} foot="stdout + stderr" />
+      <Gauge
+        id="output"
+        label="Output"
+        value={run.outputBytes}
+        max={b.outputBytes}
+        text={`${formatByteSize(run.outputBytes)} / ${formatByteSize(b.outputBytes)}`}
+        foot="stdout + stderr"
+      />
       <Gauge
         id="breaker"
         label="Failures in a row"

@@ -3,7 +3,7 @@
 // as it streams, and the ledger entries it wrote.
 import { memo } from 'react';
 import type { CallDecision, ToolCallInfo } from '../../../../shared/types/run.js';
-import { formatBytes } from '../../lib/format.js';
+import { formatByteSize } from '../../../../shared/types/units.js';
 import { useStore } from '../../store/index.js';
 import { CallOutputView } from './CallOutputView.js';
 import { approvalText, callTarget, formatClock, formatCountdown, formatMs } from './run-format.js';
@@ -32,7 +32,10 @@ function Waiting({ callId }: { callId: string }) {
 
 function Decision({ call }: { call: ToolCallInfo }) {
   const d: CallDecision | null = call.decision;
-  if (!d) return <div className="call-decision muted small">{call.status === 'pending' ? 'checking budgets and policy…' : 'no decision recorded'}</div>;
+  if (!d)
+    return (
+      <div className="call-decision muted small">{call.status === 'pending' ? 'checking budgets and policy…' : 'no decision recorded'}</div>
+    );
   const asked = !!d.approval || call.status === 'awaiting-approval';
   return (
     <div className="call-decision small" data-testid="call-decision" data-action={d.action} data-asked={asked ? 'true' : 'false'}>
@@ -45,7 +48,10 @@ function Decision({ call }: { call: ToolCallInfo }) {
       </code>
       <span className="decision-reason">{d.reason}</span>
       {d.approval ? (
-        <span className={`decision-approval ${d.approval.decision === 'approve-once' || d.approval.decision === 'approve-run' ? 'ok-text' : 'bad-text'}`} data-testid="call-approval">
+        <span
+          className={`decision-approval ${d.approval.decision === 'approve-once' || d.approval.decision === 'approve-run' ? 'ok-text' : 'bad-text'}`}
+          data-testid="call-approval"
+        >
           {approvalText(d.approval)}
         </span>
       ) : null}
@@ -66,7 +72,7 @@ function Duration({ call }: { call: ToolCallInfo }) {
 }
 
 function Sizes({ call }: { call: ToolCallInfo }) {
-  const parts = Object.entries(call.bytes).map(([k, v]) => `${k} ${k === 'entries' ? v : formatBytes(v)}`);
+  const parts = Object.entries(call.bytes).map(([k, v]) => `${k} ${k === 'entries' ? v : formatByteSize(v)}`);
   return parts.length ? <span>{parts.join(' · ')}</span> : null;
 }
 
@@ -111,7 +117,12 @@ export const CallItem = memo(function CallItem({ call }: { call: ToolCallInfo })
         <span>{formatClock(call.startedAt)}</span>
         {finished ? <Sizes call={call} /> : null}
         {Object.keys(call.digests).length ? (
-          <span className="mono" title={Object.entries(call.digests).map(([k, v]) => `${k} sha256 ${v}`).join('\n')}>
+          <span
+            className="mono"
+            title={Object.entries(call.digests)
+              .map(([k, v]) => `${k} sha256 ${v}`)
+              .join('\n')}
+          >
             sha256 {Object.values(call.digests)[0]!.slice(0, 12)}…
           </span>
         ) : null}

@@ -4,7 +4,7 @@
 import { useLayoutEffect, useRef } from 'react';
 import { RUN_OUTPUT_STREAM_BYTES } from '../../../../shared/contracts/events.js';
 import type { ToolCallInfo } from '../../../../shared/types/run.js';
-import { formatBytes } from '../../lib/format.js';
+import { formatByteSize } from '../../../../shared/types/units.js';
 import { useStore } from '../../store/index.js';
 
 export function CallOutputView({ call }: { call: ToolCallInfo }) {
@@ -19,12 +19,21 @@ export function CallOutputView({ call }: { call: ToolCallInfo }) {
   const done = call.endedAt !== null;
   const total = (call.bytes.stdout ?? 0) + (call.bytes.stderr ?? 0);
   if (!out && !call.preview) {
-    if (running) return <div className="call-output-note muted small" data-testid="call-output-waiting">running, no output yet…</div>;
+    if (running)
+      return (
+        <div className="call-output-note muted small" data-testid="call-output-waiting">
+          running, no output yet…
+        </div>
+      );
     return done && call.status !== 'denied' ? <div className="call-output-note muted small">no output</div> : null;
   }
   const notes: string[] = [];
-  if (!out) notes.push(`preview: the first ${formatBytes(utf8Bytes(call.preview ?? ''))} of ${formatBytes(total)} (this window was not following when it ran)`);
-  else if (done && (out.cut || total > RUN_OUTPUT_STREAM_BYTES)) notes.push(`showing the first ${formatBytes(RUN_OUTPUT_STREAM_BYTES)} of ${formatBytes(total)}; the digests cover all of it`);
+  if (!out)
+    notes.push(
+      `preview: the first ${formatByteSize(utf8Bytes(call.preview ?? ''))} of ${formatByteSize(total)} (this window was not following when it ran)`,
+    );
+  else if (done && (out.cut || total > RUN_OUTPUT_STREAM_BYTES))
+    notes.push(`showing the first ${formatByteSize(RUN_OUTPUT_STREAM_BYTES)} of ${formatByteSize(total)}; the digests cover all of it`);
   if (out?.partial) notes.push('parts of it were sent while this window was not following; the digests cover all of it');
   if (call.truncated) notes.push("cut short: the run's output budget ran out");
   return (

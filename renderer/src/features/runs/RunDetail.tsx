@@ -29,12 +29,23 @@ export function RunDetail({ runId }: { runId: string }) {
   }
   const shown = calls ? calls.slice(-SHOWN) : [];
   return (
-    <section className="run-detail" aria-labelledby="run-detail-title" data-testid="run-detail" data-run-id={run.id} data-status={run.status}>
+    <section
+      className="run-detail"
+      aria-labelledby="run-detail-title"
+      data-testid="run-detail"
+      data-run-id={run.id}
+      data-status={run.status}
+    >
       <header className="run-head">
         <h2 id="run-detail-title">
           {run.agent} <span className="muted">in</span>{' '}
           {sandboxKnown ? (
-            <button type="button" className="link mono" onClick={() => navigate({ name: 'sandbox', id: run.sandboxId! })} title="Open the sandbox">
+            <button
+              type="button"
+              className="link mono"
+              onClick={() => navigate({ name: 'sandbox', id: run.sandboxId! })}
+              title="Open the sandbox"
+            >
               {runTitle(run)}
             </button>
           ) : (
@@ -66,7 +77,11 @@ export function RunDetail({ runId }: { runId: string }) {
           stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
         }}
       >
-        {count > SHOWN ? <p className="muted small">{count - SHOWN} earlier calls not shown (`warden run show {run.id}` lists them all).</p> : null}
+        {count > SHOWN ? (
+          <p className="muted small">
+            {count - SHOWN} earlier calls not shown (`warden run show {run.id}` lists them all).
+          </p>
+        ) : null}
         {shown.length ? (
           <ol className="timeline" aria-label="Tool calls, in order" data-testid="timeline">
             {shown.map((c) => (

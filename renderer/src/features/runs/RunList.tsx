@@ -58,7 +58,10 @@ const RunRow = memo(function RunRow({ run, selected }: { run: RunInfo; selected:
 export function RunList() {
   const runs = useStore((s) => s.runs);
   const selected = useStore((s) => s.selectedRunId);
-  const sorted = useMemo(() => Object.values(runs).sort((a, b) => b.startedAt.localeCompare(a.startedAt) || b.id.localeCompare(a.id)), [runs]);
+  const sorted = useMemo(
+    () => Object.values(runs).sort((a, b) => b.startedAt.localeCompare(a.startedAt) || b.id.localeCompare(a.id)),
+    [runs],
+  );
   return (
     <nav className="run-list" aria-label="Runs" data-testid="run-list">
       <ol>
@@ -66,7 +69,9 @@ export function RunList() {
           <RunRow key={r.id} run={r} selected={r.id === selected} />
         ))}
       </ol>
-      {sorted.length > SHOWN ? <p className="muted small">{sorted.length - SHOWN} older runs not shown (`warden run ls` lists them all).</p> : null}
+      {sorted.length > SHOWN ? (
+        <p className="muted small">{sorted.length - SHOWN} older runs not shown (`warden run ls` lists them all).</p>
+      ) : null}
     </nav>
   );
 }

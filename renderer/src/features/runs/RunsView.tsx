@@ -13,7 +13,10 @@ function HowToStart() {
   return (
     <div className="empty runs-empty" data-testid="runs-empty">
       <p>No agent runs yet.</p>
-      <p className="muted">When an agent works in a sandbox through Warden, each of its tool calls appears here as it happens. To start one, give the agent a token:</p>
+      <p className="muted">
+        When an agent works in a sandbox through Warden, each of its tool calls appears here as it happens. To start one, give the agent a
+        token:
+      </p>
       <pre className="howto mono">warden token create --agent my-agent</pre>
       <p className="muted">then let it call the HTTP API with that token…</p>
       <pre className="howto mono">{`curl -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\
@@ -26,7 +29,10 @@ curl -NH "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\
   "args": ["mcp", "--run", "task-1"],
   "env": { "WARDEN_TOKEN": "wdn_…" }
 }`}</pre>
-      <p className="muted">Calls the policy marks <code>ask</code> wait for your answer in a prompt at the top of every view (the policy is <code>$WARDEN_HOME/policy.yaml</code>).</p>
+      <p className="muted">
+        Calls the policy marks <code>ask</code> wait for your answer in a prompt at the top of every view (the policy is{' '}
+        <code>$WARDEN_HOME/policy.yaml</code>).
+      </p>
     </div>
   );
 }

@@ -10,7 +10,13 @@ export function SandboxRuns({ sandboxId }: { sandboxId: string }) {
   const runs = useStore((s) => s.runs);
   const selectRun = useStore((s) => s.selectRun);
   const navigate = useStore((s) => s.navigate);
-  const mine = useMemo(() => Object.values(runs).filter((r) => r.sandboxId === sandboxId).sort((a, b) => b.startedAt.localeCompare(a.startedAt)), [runs, sandboxId]);
+  const mine = useMemo(
+    () =>
+      Object.values(runs)
+        .filter((r) => r.sandboxId === sandboxId)
+        .sort((a, b) => b.startedAt.localeCompare(a.startedAt)),
+    [runs, sandboxId],
+  );
   const open = (id: string) => {
     selectRun(id);
     navigate({ name: 'runs' });
@@ -24,7 +30,14 @@ export function SandboxRuns({ sandboxId }: { sandboxId: string }) {
         <ul>
           {mine.slice(0, SHOWN).map((r) => (
             <li key={r.id}>
-              <button type="button" className="run-chip" onClick={() => open(r.id)} data-testid="sandbox-run-link" data-run-id={r.id} title={`Open run ${r.id} in the Runs view`}>
+              <button
+                type="button"
+                className="run-chip"
+                onClick={() => open(r.id)}
+                data-testid="sandbox-run-link"
+                data-run-id={r.id}
+                title={`Open run ${r.id} in the Runs view`}
+              >
                 <span className={`dot run-${r.status}`} aria-hidden="true" />
                 <span className="run-agent">{r.agent}</span>
                 <span className="muted">

@@ -54,11 +54,22 @@ export function AttestationPanel({ sandboxId, running }: { sandboxId: string; ru
         <button type="button" className="btn" disabled={!running || busy !== null} onClick={() => void attest(false)} data-testid="attest">
           {busy === 'plain' ? 'Attesting…' : 'Attest'}
         </button>
-        <button type="button" className="btn" disabled={!running || busy !== null} onClick={() => void attest(true)} data-testid="attest-deep" title="Also meets the pids and memory limits in child processes">
+        <button
+          type="button"
+          className="btn"
+          disabled={!running || busy !== null}
+          onClick={() => void attest(true)}
+          data-testid="attest-deep"
+          title="Also meets the pids and memory limits in child processes"
+        >
           {busy === 'deep' ? 'Attesting…' : 'Attest deeply'}
         </button>
       </div>
-      {error ? <div className="alert error" role="alert">{error}</div> : null}
+      {error ? (
+        <div className="alert error" role="alert">
+          {error}
+        </div>
+      ) : null}
       {failed.length ? (
         <div className="banner error attestation-failed" role="alert" data-testid="attestation-failed">
           <strong>This sandbox does not keep its promises:</strong> {failed.map((c) => c.promise).join('; ')}. Do not trust its isolation.
@@ -68,7 +79,10 @@ export function AttestationPanel({ sandboxId, running }: { sandboxId: string; ru
         <ul className="attestation-list">
           {latest.checks.map((c) => (
             <li key={c.id} data-check={c.id} data-result={c.skipped ? 'skipped' : c.ok ? 'pass' : 'fail'}>
-              <span className={c.skipped ? 'muted' : c.ok ? 'ok-text' : 'bad-text'} aria-label={c.skipped ? 'not applicable' : c.ok ? 'holds' : 'fails'}>
+              <span
+                className={c.skipped ? 'muted' : c.ok ? 'ok-text' : 'bad-text'}
+                aria-label={c.skipped ? 'not applicable' : c.ok ? 'holds' : 'fails'}
+              >
                 {c.skipped ? '–' : c.ok ? '✓' : '✗'}
               </span>
               <span>{c.promise}</span>
@@ -79,7 +93,9 @@ export function AttestationPanel({ sandboxId, running }: { sandboxId: string; ru
           ))}
         </ul>
       ) : (
-        <span className="muted small">{running ? 'Not attested yet: the check after start is on its way.' : 'Start the sandbox to attest it.'}</span>
+        <span className="muted small">
+          {running ? 'Not attested yet: the check after start is on its way.' : 'Start the sandbox to attest it.'}
+        </span>
       )}
     </section>
   );

@@ -1,6 +1,6 @@
 // One sandbox: what it is, its resources live, and a shell in it.
 import type { SandboxInfo } from '../../../../shared/types/sandbox.js';
-import { formatBytes } from '../../lib/format.js';
+import { formatByteSize } from '../../../../shared/types/units.js';
 import { useStore } from '../../store/index.js';
 import { ResourceGraphs } from '../graphs/ResourceGraphs.js';
 import { SandboxActions } from '../sandboxes/SandboxActions.js';
@@ -17,9 +17,9 @@ function Facts({ sandbox }: { sandbox: SandboxInfo }) {
     ['Image', sandbox.image],
     ['Runtime', sandbox.runtime],
     ['Network', sandbox.network],
-    ['Limits', `${formatBytes(l.memoryBytes)} · ${l.cpus} CPU · ${l.pids} pids`],
-    ['Disk', l.diskBytes === null ? '–' : `${formatBytes(l.diskBytes)}${l.diskEnforced ? '' : ' (not enforced on this host)'}`],
-    ['Root', l.readOnlyRoot ? `read-only, /tmp ${l.tmpSizeBytes ? formatBytes(l.tmpSizeBytes) : ''}` : 'writable'],
+    ['Limits', `${formatByteSize(l.memoryBytes)} · ${l.cpus} CPU · ${l.pids} pids`],
+    ['Disk', l.diskBytes === null ? '–' : `${formatByteSize(l.diskBytes)}${l.diskEnforced ? '' : ' (not enforced on this host)'}`],
+    ['Root', l.readOnlyRoot ? `read-only, /tmp ${l.tmpSizeBytes ? formatByteSize(l.tmpSizeBytes) : ''}` : 'writable'],
     ['Workspace', sandbox.workspace ?? 'none'],
     ['Uptime', sandbox.state === 'running' ? <Uptime since={sandbox.startedAt} /> : '–'],
     ['Expires', sandbox.expiresAt ? new Date(sandbox.expiresAt).toLocaleString() : 'never'],

@@ -26,10 +26,14 @@ export function CreateDialog() {
   const [errors, setErrors] = useState<FieldErrors>({});
   const [failure, setFailure] = useState<ErrorInfo | null>(null);
   const [busy, setBusy] = useState(false);
-  const set = <K extends keyof SpecForm>(key: K) => (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>) => {
-    const value = (e.target instanceof HTMLInputElement && e.target.type === 'checkbox' ? e.target.checked : e.target.value) as SpecForm[K];
-    setForm((f) => ({ ...f, [key]: value }));
-  };
+  const set =
+    <K extends keyof SpecForm>(key: K) =>
+    (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>) => {
+      const value = (
+        e.target instanceof HTMLInputElement && e.target.type === 'checkbox' ? e.target.checked : e.target.value
+      ) as SpecForm[K];
+      setForm((f) => ({ ...f, [key]: value }));
+    };
 
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
@@ -80,7 +84,11 @@ export function CreateDialog() {
               <option value="nat">nat</option>
             </select>
           </Field>
-          <Field label="Runtime" error={errors.runtime} hint={form.runtime === 'runsc' ? 'gVisor: the agent talks to a user-space kernel, not the host’s' : undefined}>
+          <Field
+            label="Runtime"
+            error={errors.runtime}
+            hint={form.runtime === 'runsc' ? 'gVisor: the agent talks to a user-space kernel, not the host’s' : undefined}
+          >
             <select name="runtime" value={form.runtime} onChange={set('runtime')}>
               <option value="">automatic</option>
               {RUNTIMES.map((r) => {

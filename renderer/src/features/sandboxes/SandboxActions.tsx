@@ -30,7 +30,13 @@ export function SandboxActions({ sandbox }: { sandbox: SandboxInfo }) {
           Resume
         </button>
       ) : (
-        <button type="button" className="btn small" disabled={!!busy || !running} onClick={act('pause')} aria-label={`Pause ${sandbox.name}`}>
+        <button
+          type="button"
+          className="btn small"
+          disabled={!!busy || !running}
+          onClick={act('pause')}
+          aria-label={`Pause ${sandbox.name}`}
+        >
           Pause
         </button>
       )}

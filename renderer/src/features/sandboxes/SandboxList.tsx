@@ -3,7 +3,8 @@
 import { memo } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { SandboxInfo } from '../../../../shared/types/sandbox.js';
-import { formatBytes, formatPercent } from '../../lib/format.js';
+import { formatPercent } from '../../lib/format.js';
+import { formatByteSize } from '../../../../shared/types/units.js';
 import { useStore } from '../../store/index.js';
 import { SandboxActions } from './SandboxActions.js';
 import { Sparkline } from './Sparkline.js';
@@ -49,12 +50,23 @@ const SandboxRow = memo(function SandboxRow({ sandbox }: { sandbox: SandboxInfo 
         <TierBadge runtime={sandbox.runtime} />
       </td>
       <td className="mono">{running ? <Uptime since={sandbox.startedAt} /> : '–'}</td>
-      <td>{running ? <Sparkline sandboxId={sandbox.id} metric="cpu" label={(s) => formatPercent(s.cpuPercent)} testId="cpu-spark" /> : <span className="muted">–</span>}</td>
       <td>
         {running ? (
-          <Sparkline sandboxId={sandbox.id} metric="memory" label={(s) => `${formatBytes(s.memoryBytes)} / ${formatBytes(s.memoryLimitBytes)}`} testId="mem-spark" />
+          <Sparkline sandboxId={sandbox.id} metric="cpu" label={(s) => formatPercent(s.cpuPercent)} testId="cpu-spark" />
         ) : (
-          <span className="muted">{formatBytes(sandbox.limits.memoryBytes)}</span>
+          <span className="muted">–</span>
+        )}
+      </td>
+      <td>
+        {running ? (
+          <Sparkline
+            sandboxId={sandbox.id}
+            metric="memory"
+            label={(s) => `${formatByteSize(s.memoryBytes)} / ${formatByteSize(s.memoryLimitBytes)}`}
+            testId="mem-spark"
+          />
+        ) : (
+          <span className="muted">{formatByteSize(sandbox.limits.memoryBytes)}</span>
         )}
       </td>
       <td>
@@ -68,8 +80,11 @@ const SandboxRow = memo(function SandboxRow({ sandbox }: { sandbox: SandboxInfo 
 });
 
 export function SandboxList() {
-  const sandboxes = useStore(useShallow((s) => Object.values(s.sandboxes).sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.name.localeCompare(b.name))));
+  const sandboxes = useStore(
+    useShallow((s) => Object.values(s.sandboxes).sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.name.localeCompare(b.name))),
+  );
   const loaded = useStore((s) => s.sandboxesLoaded);
+  const warm = useStore((s) => s.warm);
   const openDialog = useStore((s) => s.openDialog);
   return (
     <section className="view" aria-labelledby="sandboxes-title">
@@ -78,6 +93,15 @@ export function SandboxList() {
         <span className="muted count" data-testid="sandbox-count">
           {loaded ? `${sandboxes.length} ${sandboxes.length === 1 ? 'sandbox' : 'sandboxes'}` : 'loading…'}
         </span>
+        {warm > 0 ? (
+          <span
+            className="muted count"
+            data-testid="pool-count"
+            title="Started and attested sandboxes waiting in the warm pool: the next creates of their shape take them at once"
+          >
+            {`${warm} warm`}
+          </span>
+        ) : null}
         <span className="grow" />
         <button type="button" className="btn primary" onClick={() => openDialog({ kind: 'create' })}>
           New sandbox

@@ -11,20 +11,28 @@ export function EngineBanner() {
   if (link === 'closed' || (link === 'connecting' && web && status !== 'unknown')) {
     return (
       <div className="banner error" role="alert" data-testid="engine-banner" data-kind="link">
-        <strong>Lost the connection to Warden.</strong> Reconnecting… If it does not come back, check that <code>warden serve</code> is still running.
+        <strong>Lost the connection to Warden.</strong> Reconnecting… If it does not come back, check that <code>warden serve</code> is
+        still running.
       </div>
     );
   }
   if (status === 'unreachable' || status === 'connecting') {
     return (
-      <div className={`banner ${status === 'connecting' ? 'warn' : 'error'}`} role="alert" data-testid="engine-banner" data-kind="engine" data-status={status}>
+      <div
+        className={`banner ${status === 'connecting' ? 'warn' : 'error'}`}
+        role="alert"
+        data-testid="engine-banner"
+        data-kind="engine"
+        data-status={status}
+      >
         <strong>{status === 'connecting' ? 'Podman stopped answering: reconnecting…' : 'Podman is not reachable.'}</strong>{' '}
         {error?.message && status === 'unreachable' ? <span>{error.message}. </span> : null}
         <span>
           {error?.hint ?? 'Start it with '}
           {error?.hint ? null : (
             <>
-              <code>podman system service --time=0 &amp;</code> or <code>systemctl --user start podman.socket</code>, or run <code>warden doctor</code>.
+              <code>podman system service --time=0 &amp;</code> or <code>systemctl --user start podman.socket</code>, or run{' '}
+              <code>warden doctor</code>.
             </>
           )}
         </span>{' '}

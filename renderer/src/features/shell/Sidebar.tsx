@@ -15,7 +15,11 @@ function EngineStatus() {
     <div className="engine-status" data-testid="engine-status" data-status={status} title={info?.socketPath ?? ''}>
       <span className={`dot ${status}`} />
       <span>{label}</span>
-      {info && status === 'connected' ? <span className="muted small">{info.rootless ? 'rootless' : 'rootful'} · {info.defaultRuntime ?? 'runc'}</span> : null}
+      {info && status === 'connected' ? (
+        <span className="muted small">
+          {info.rootless ? 'rootless' : 'rootful'} · {info.defaultRuntime ?? 'runc'}
+        </span>
+      ) : null}
     </div>
   );
 }

@@ -43,7 +43,8 @@ async function both(before: string, flood: string, after = 'END\r\n') {
   return { whole: snapshot(whole), cut: snapshot(cut), left: flood.length - kept.length };
 }
 
-const lines = (n: number, width = 28, eol = '\r\n') => Array.from({ length: n }, (_, i) => `${i}`.padEnd(width, 'x').slice(0, width) + eol).join('');
+const lines = (n: number, width = 28, eol = '\r\n') =>
+  Array.from({ length: n }, (_, i) => `${i}`.padEnd(width, 'x').slice(0, width) + eol).join('');
 
 describe('leaving out lines that scroll by unseen', () => {
   it('leaves out most of a plain flood and ends in the same state', async () => {

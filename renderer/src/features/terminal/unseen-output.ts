@@ -149,7 +149,12 @@ export function leaveOutUnseen(term: Terminal, offs: Array<() => void>): (data: 
   ];
   offs.push(() => handlers.forEach((h) => h.dispose()));
   return (data) => {
-    const cut = unseenPrefix(data, { state, plainScrolling: !region && term.buffer.active.type === 'normal', rows: term.rows, scrollback: term.options.scrollback ?? 1000 });
+    const cut = unseenPrefix(data, {
+      state,
+      plainScrolling: !region && term.buffer.active.type === 'normal',
+      rows: term.rows,
+      scrollback: term.options.scrollback ?? 1000,
+    });
     const kept = cut > 0 ? data.slice(cut) : data;
     state = advance(state, kept);
     return kept;

@@ -1,0 +1,66 @@
+// An exec as the ledger sees it: exec.started is durable before the command starts (with any entries
+// a caller must have written in the same transaction, the gateway's decision: one fsync, not two),
+// then exec.finished with each stream's digest and preview, or exec.failed. The engine's execs all
+// come through here, so every door's command leaves the same record.
+import { createHash } from 'node:crypto';
+import type { ExecRequest, ExecResult } from '../../shared/types/exec.js';
+import type { SandboxInfo } from '../../shared/types/sandbox.js';
+import { appendDurably, type AuditRecord, type AuditSink } from './audit-sink.js';
+import { OutputPreview } from './output-preview.js';
+import type { PodmanConnection } from './podman/connection.js';
+import { argvOf, runExec, type ExecHandlers } from './podman/exec-session.js';
+
+/** Entries to write in the same transaction as exec.started (a gateway's decision), and a hook once they are durable. */
+export interface ExecAudit {
+  before?: AuditRecord[];
+  onRecorded?: () => void;
+}
+
+export interface ExecRecorder {
+  conn: PodmanConnection;
+  audit: AuditSink;
+  /** The engine's entry for this sandbox (its actor; the audit context may put an agent's name in). */
+  entry: (sandboxId: string, kind: string, payload: unknown) => AuditRecord;
+}
+
+export async function recordedExec(
+  r: ExecRecorder,
+  sandbox: SandboxInfo,
+  request: ExecRequest,
+  handlers: ExecHandlers,
+  audit: ExecAudit,
+): Promise<ExecResult & { stdoutDigest: string; stderrDigest: string }> {
+  const argv = argvOf(request.cmd);
+  const started = r.entry(sandbox.id, 'exec.started', { argv, cwd: request.cwd ?? null, timeoutMs: request.timeoutMs ?? null });
+  await appendDurably(r.audit, [...(audit.before ?? []), started]);
+  const out = new OutputPreview();
+  const err = new OutputPreview();
+  const hashOut = createHash('sha256');
+  const hashErr = createHash('sha256');
+  try {
+    audit.onRecorded?.();
+    const result = await runExec(r.conn, sandbox.id, request, {
+      onStdout: (c) => {
+        hashOut.update(c);
+        out.add(c);
+        return handlers.onStdout?.(c);
+      },
+      onStderr: (c) => {
+        hashErr.update(c);
+        err.add(c);
+        return handlers.onStderr?.(c);
+      },
+      ...(handlers.drain ? { drain: handlers.drain } : {}),
+      ...(handlers.allowance ? { allowance: handlers.allowance } : {}),
+      ...(handlers.signal ? { signal: handlers.signal } : {}),
+    });
+    const digests = { stdoutDigest: hashOut.digest('hex'), stderrDigest: hashErr.digest('hex') };
+    await appendDurably(r.audit, [
+      r.entry(sandbox.id, 'exec.finished', { argv, ...result, ...digests, stdoutPreview: out.text(), stderrPreview: err.text() }),
+    ]);
+    return { ...result, ...digests };
+  } catch (error) {
+    await appendDurably(r.audit, [r.entry(sandbox.id, 'exec.failed', { argv, error: (error as Error).message })]);
+    throw error;
+  }
+}

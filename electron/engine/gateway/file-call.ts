@@ -1,0 +1,83 @@
+// The file verbs' part of a call (read, write, list): one path under /workspace, its shape checked
+// (podman/workspace-path.ts) and then the policy's path rules (path-policy.ts) as the verdict; the
+// engine does the I/O and records it, named after the call; the result fills the call's digests and sizes.
+import { createHash } from 'node:crypto';
+import { WardenError } from '../../../shared/errors.js';
+import type { FileList, FileWritten } from '../../../shared/types/api.js';
+import type { ToolCallInfo } from '../../../shared/types/run.js';
+import type { SandboxInfo } from '../../../shared/types/sandbox.js';
+import type { CallRef, WardenEngine } from '../engine.js';
+import { workspaceComponents, workspacePath } from '../podman/workspace-path.js';
+import type { AgentContext, CallHooks, SandboxCall } from './call-spec.js';
+import { fileVerdict, pathAccess } from './path-policy.js';
+import type { EffectivePolicy } from './policy-load.js';
+import type { Run } from './runs.js';
+
+export type FileOp = 'read' | 'write' | 'list';
+
+/** What differs between the file verbs: the call's args, the engine's operation, and what its result puts on the call. */
+export interface FileVerb<T> {
+  args: Record<string, unknown>;
+  act: (info: SandboxInfo, comps: string[], call: CallRef, policy: EffectivePolicy) => Promise<T>;
+  settle: (call: ToolCallInfo, value: T) => void;
+}
+
+/** The run's args for a file call (a write's digest is the call's, not the run's). */
+export function fileRunArgs(op: FileOp, path: string, verb: { args: Record<string, unknown> }): Record<string, unknown> {
+  return op === 'write' ? { path, bytes: verb.args.bytes } : { path };
+}
+
+export function fileSpec<T>(op: FileOp, ctx: AgentContext, path: string, hooks: CallHooks | undefined, verb: FileVerb<T>) {
+  let comps: string[] = [];
+  return (info: SandboxInfo, run: Run, policy: EffectivePolicy): SandboxCall<T> => ({
+    args: verb.args,
+    hooks,
+    verdict: () => {
+      comps = workspaceComponents(path);
+      if (op === 'write' && comps.length === 0) throw new WardenError('E_BAD_INPUT', '/workspace is a directory; name a file in it');
+      return fileVerdict(ctx, policy, workspacePath(comps), op === 'write', op);
+    },
+    body: (call) => verb.act(info, comps, { runId: run.id, callId: call.id }, policy),
+    settle: (call, value) => {
+      verb.settle(call, value);
+      return true;
+    },
+  });
+}
+
+export function readVerb(engine: WardenEngine, path: string, maxBytes: number): FileVerb<Buffer> {
+  return {
+    args: { path },
+    act: (info, comps, call) => engine.files.readFile(info, comps, maxBytes, call),
+    settle: (call, data) => {
+      call.digests = { content: sha256(data) };
+      call.bytes = { content: data.length };
+    },
+  };
+}
+
+export function writeVerb(engine: WardenEngine, path: string, data: Buffer): FileVerb<FileWritten> {
+  return {
+    args: { path, bytes: data.length, sha256: sha256(data) },
+    act: (info, comps, call) => engine.files.writeFile(info, comps, data, call),
+    settle: (call, w) => {
+      call.digests = { content: w.sha256 };
+      call.bytes = { content: w.bytes };
+    },
+  };
+}
+
+/** Entries the path rules hide from agents are left out of the list (and of its record). */
+export function listVerb(engine: WardenEngine, path: string): FileVerb<FileList> {
+  return {
+    args: { path },
+    act: (info, comps, call, policy) => engine.files.listDir(info, comps, (p) => pathAccess(policy.paths, p).access !== 'hidden', call),
+    settle: (call, list) => {
+      call.bytes = { entries: list.entries.length };
+    },
+  };
+}
+
+function sha256(data: Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}

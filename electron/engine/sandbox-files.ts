@@ -1,0 +1,48 @@
+// The engine's file verbs in a sandbox's /workspace: the sandbox as the caller resolved it, the path's
+// components as it checked them (the gateway's file-call.ts). Each read, write and listing is recorded
+// in the ledger with its size and digest, named after the call it served; kept apart from engine.ts
+// so the engine reads as its method map.
+import { createHash } from 'node:crypto';
+import type { FileList, FileWritten } from '../../shared/types/api.js';
+import type { SandboxInfo } from '../../shared/types/sandbox.js';
+import type { PodmanConnection } from './podman/connection.js';
+import { listDirIn, readFileIn, writeFileIn } from './podman/file-helper.js';
+import { workspacePath } from './podman/workspace-path.js';
+
+/** Which call of which run a file entry belongs to (the gateway's), first in its payload. */
+export interface CallRef {
+  runId: string;
+  callId: string;
+}
+
+/** Writes one ledger entry for a sandbox, durable when it resolves (the engine's, with its actor). */
+export type RecordEntry = (sandboxId: string, kind: string, payload: unknown) => Promise<void>;
+
+export class SandboxFiles {
+  constructor(
+    private readonly conn: PodmanConnection,
+    private readonly record: RecordEntry,
+  ) {}
+
+  async readFile(sandbox: SandboxInfo, comps: string[], maxBytes: number, call?: CallRef): Promise<Buffer> {
+    const data = await readFileIn(this.conn, sandbox.id, comps, maxBytes);
+    const sha256 = createHash('sha256').update(data).digest('hex');
+    await this.record(sandbox.id, 'file.read', { ...call, path: workspacePath(comps), bytes: data.length, sha256 });
+    return data;
+  }
+
+  async writeFile(sandbox: SandboxInfo, comps: string[], data: Buffer, call?: CallRef): Promise<FileWritten> {
+    const written = await writeFileIn(this.conn, sandbox.id, comps, data);
+    const path = workspacePath(comps);
+    await this.record(sandbox.id, 'file.written', { ...call, path, bytes: written.bytes, sha256: written.sha256 });
+    return { path, bytes: written.bytes, sha256: written.sha256 };
+  }
+
+  /** The directory's entries that `visible` lets through (by full path): the record counts only those. */
+  async listDir(sandbox: SandboxInfo, comps: string[], visible: (path: string) => boolean = () => true, call?: CallRef): Promise<FileList> {
+    const path = workspacePath(comps);
+    const entries = (await listDirIn(this.conn, sandbox.id, comps)).filter((e) => visible(`${path}/${e.name}`));
+    await this.record(sandbox.id, 'file.listed', { ...call, path, entries: entries.length });
+    return { path, entries };
+  }
+}
