@@ -72,7 +72,9 @@ describe('warm pool behind the agent API', () => {
     }
     expect((await alice.exec(mine.id, { cmd: ['true'] })).code).toBe(0);
     // Another agent asking for a name in use hears that it is taken, and nothing of whose it is;
-    // no pooled sandbox is taken or burnt for it.
+    // no pooled sandbox is taken or burnt for it. The pool first refills what alice's claim took,
+    // so the set compared below is the settled one, not one caught mid-refill.
+    await (server.engine.pool as WarmPool).settled();
     const ready = (await waiting()).map((s) => s.id).sort();
     const taken = await bob.raw('POST', '/v1/sandboxes', { name: mine.name, labels: { [TEST_LABEL_KEY]: t.runId } });
     const text = JSON.stringify(await taken.json());
