@@ -194,6 +194,11 @@ describe('warden CLI', () => {
       expect(r.stderr, args.join(' ')).toMatch(message);
       expect(r.stderr).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
     }
+    // Words the CLI cannot parse are bad input too: exit 2, as the README promises.
+    for (const args of [['sandbox', 'frobnicate'], ['sandbox', 'create', '--memory'], ['--no-such-flag']]) {
+      expect(warden(args).status, args.join(' ')).toBe(2);
+    }
+    expect(warden(['--help']).status).toBe(0);
     const json = warden(['sandbox', 'rm', 'no-such-sandbox', '--json']);
     expect(JSON.parse(json.stdout)).toEqual({
       error: { code: 'E_NOT_FOUND', message: 'no sandbox named no-such-sandbox', hint: expect.any(String) },

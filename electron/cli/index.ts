@@ -1,7 +1,7 @@
 // `warden …`: a thin client of the engine. Each command group lives in commands/ and loads what its
 // action needs (engine, server, ledger, validation) only when that action runs: `--help` and a
 // command that talks to a running Warden stay as light as Node itself.
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { registerDoctor } from './commands/doctor.js';
 import { registerSandbox } from './commands/sandbox.js';
 import { registerExec } from './commands/exec.js';
@@ -16,6 +16,9 @@ const program = new Command('warden')
   .description('Warden: sandboxes for AI agents, with guardrails and a verifiable audit ledger')
   .version('0.1.0')
   .showHelpAfterError('(run with --help for usage)')
+  // Commander exits 1 on a usage error by itself; the README promises 2 for bad input, so it throws
+  // to us instead (subcommands inherit this, as they are added below).
+  .exitOverride()
   .configureOutput({
     outputError: (text, write) => write(text.replace(/^error: /, 'warden: ')),
   });
@@ -32,6 +35,11 @@ registerMcp(program);
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
-  printError({ code: 'E_INTERNAL', message: err instanceof Error ? err.message : String(err) }, false);
-  process.exitCode = 1;
+  if (err instanceof CommanderError) {
+    // Commander has already printed its line (help, version, or what was wrong with the words).
+    process.exitCode = err.exitCode === 0 ? 0 : 2;
+  } else {
+    printError({ code: 'E_INTERNAL', message: err instanceof Error ? err.message : String(err) }, false);
+    process.exitCode = 1;
+  }
 }
