@@ -65,6 +65,9 @@ export function errorResponse(err: unknown): { status: number; info: ErrorInfo; 
 
 export function sendError(reply: FastifyReply, err: unknown): FastifyReply {
   const { status, info, retryAfterMs } = errorResponse(err);
+  // The caller hears only "internal error"; the operator of serve must see what it was, or a 500
+  // cannot be told apart from another (a red-team 500 on destroy could not be traced for this).
+  if (info.code === 'E_INTERNAL' || info.code === 'E_LEDGER') logInternal(reply, err);
   if (retryAfterMs) void reply.header('retry-after', String(Math.ceil(retryAfterMs / 1000)));
   if (status === 401) void reply.header('www-authenticate', 'Bearer realm="warden"');
   return reply.code(status).type('application/json; charset=utf-8').send({ error: info });
@@ -93,4 +96,10 @@ export function clientErrorAnswer(err: { code?: string }): string {
         : [400, 'Bad Request', toErrorInfo(new WardenError('E_BAD_INPUT', 'malformed HTTP request'))];
   const body = JSON.stringify({ error: info });
   return `HTTP/1.1 ${status} ${reason}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`;
+}
+
+function logInternal(reply: FastifyReply, err: unknown): void {
+  const where = `${reply.request.method} ${reply.request.url.split('?')[0]}`;
+  const what = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  process.stderr.write(`warden: internal error answering ${where}: ${what}\n`);
 }
