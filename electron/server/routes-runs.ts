@@ -48,7 +48,8 @@ export function registerRunRoutes(app: FastifyInstance, { gateway, streams }: { 
     const queue = new BoundedResponse(res, streams);
     const send = (e: RunStreamEvent) => queue.writeLine(`${JSON.stringify(e)}\n`);
     send({ type: 'snapshot', run: detail });
-    if (detail.status !== 'active') {
+    // A run of another process (or of one before a restart) is there to read, not to follow.
+    if (detail.status !== 'active' || !gateway.runs.has(detail.id)) {
       queue.end();
       return;
     }

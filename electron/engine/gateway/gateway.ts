@@ -23,6 +23,7 @@ import { createInput, createVerdict, parseSandboxSpec, sandboxToCreate } from '.
 import { GatewayDenial } from './denial.js';
 import { ExecCall, pickExec } from './exec-call.js';
 import { effectivePolicy, type EffectivePolicy } from './policy-load.js';
+import type { RunArchive } from './run-archive.js';
 import { RunStore, type Run } from './runs.js';
 import { madeBy, SandboxAccess } from './sandbox-access.js';
 
@@ -39,6 +40,8 @@ export interface ExecCallResult extends ExecResult {
 export interface GatewayOptions {
   policy: Policy;
   policySource?: string;
+  /** Where runs are kept across restarts (closed with the gateway); none: in memory only. */
+  runArchive?: RunArchive;
 }
 
 type Lifecycle = 'sandbox.destroy' | 'sandbox.start' | 'sandbox.stop';
@@ -60,7 +63,7 @@ export class Gateway implements GatewayMethodHandlers {
   ) {
     this.policy = options.policy;
     this.policySource = options.policySource ?? null;
-    this.runs = new RunStore(engine.events);
+    this.runs = new RunStore(engine.events, Date.now, options.runArchive ?? null);
     this.runs.limits = () => this.policy.agents;
     this.limits = new AgentLimits(() => this.policy.agents);
     this.approvals = new Approvals(engine.events);
@@ -75,6 +78,7 @@ export class Gateway implements GatewayMethodHandlers {
     clearInterval(this.sweeper);
     this.access.close();
     this.approvals.close();
+    this.runs.close();
   }
 
   // ---- the agent verbs ----
