@@ -6,6 +6,7 @@
 import { WardenError } from '../../../shared/errors.js';
 import type { GatewayMethodHandlers, GatewayMethodParams } from '../../../shared/contracts/methods.js';
 import type { ApiExecBody, FileList, FileWritten } from '../../../shared/types/api.js';
+import type { WorkspaceDiff } from '../../../shared/types/diff.js';
 import type { ExecResult } from '../../../shared/types/exec.js';
 import type { Policy } from '../../../shared/types/policy.js';
 import type { ApprovalInfo, RunDetail, RunInfo, ToolCallInfo, ToolName } from '../../../shared/types/run.js';
@@ -116,6 +117,7 @@ export class Gateway implements GatewayMethodHandlers {
         body: async () => {
           const info = await this.engine['sandbox.create'](sandboxToCreate(this.policy, spec ?? parseSandboxSpec(input), ctx));
           if (run.sandboxId === null) this.runs.bind(run, { id: info.id, name: info.name }, this.effective(info).budgets);
+          await this.engine.changes.atRunStart(run.id, info.id, true);
           return info;
         },
         settle: (call, info) => {
@@ -171,6 +173,16 @@ export class Gateway implements GatewayMethodHandlers {
     return this.fileCall('list', ctx, ref, path, hooks, listVerb(this.engine, path));
   }
 
+  /** What changed in the sandbox's workspace since its create (for the agent only in a sandbox it may see). */
+  async diffSandbox(ctx: AgentContext, ref: string): Promise<WorkspaceDiff> {
+    return this.engine.changes.diff('sandbox', (await this.access.resolve(ctx, ref, 'sandbox.inspect')).id);
+  }
+
+  /** What changed in the run's sandbox since the run's first call there (the door checks who may see the run). */
+  diffRun(runId: string): Promise<WorkspaceDiff> {
+    return this.engine.changes.diff('run', this.runs.detail(runId).id);
+  }
+
   // ---- runs and approvals (the gateway method map) ----
 
   async 'run.list'(p: GatewayMethodParams<'run.list'>): Promise<RunInfo[]> {
@@ -210,6 +222,8 @@ export class Gateway implements GatewayMethodHandlers {
   ): Promise<{ value: T; run: Run; info: SandboxInfo }> {
     const info = await this.sandbox(ctx, ref, tool);
     const run = this.openRun(ctx, info, tool, runArgs);
+    // What the run changes is measured from before its first call here.
+    await this.engine.changes.atRunStart(run.id, info.id);
     const policy = this.effective(info);
     return { value: await this.runner.call({ ctx, run, sandboxId: info.id, tool, policy, ...spec(info, run, policy) }), run, info };
   }

@@ -1,0 +1,101 @@
+// Workspace diffs through the agent API on real Podman: one run writes files, a second changes one,
+// adds a text and a binary file, deletes one and changes a mode; the run's diff lists exactly that
+// (unified diffs for text, a summary for the binary), the sandbox's diff everything since create,
+// and an agent cannot read another agent's diffs.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WardenError } from '../../shared/errors.js';
+import { openTestServer, type TestServer } from '../test-support/test-server.js';
+
+let ts: TestServer;
+let box: string;
+let secondRun: string;
+
+async function code(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+    return 'ok';
+  } catch (err) {
+    return err instanceof WardenError ? err.code : String(err);
+  }
+}
+
+beforeAll(async () => {
+  ts = await openTestServer();
+  const first = ts.agent('alice', 'diff-setup');
+  box = (await first.request('sandbox.create', { body: { name: `t-${ts.t.runId}-diff`, labels: ts.labels } })).id;
+  const write = (path: string, text: string) =>
+    first.request('files.write', { params: { id: box }, query: { path }, body: Buffer.from(text) });
+  await write('keep.txt', 'unchanged\n');
+  await write('src/app.py', 'a = 1\nb = 2\nc = 3\n');
+  await write('old.txt', 'to be removed\n');
+  await write('run.sh', 'echo hi\n');
+
+  const second = ts.agent('alice', 'diff-work');
+  await second.request('files.write', { params: { id: box }, query: { path: 'src/app.py' }, body: Buffer.from('a = 1\nb = 20\nc = 3\n') });
+  await second.request('files.write', { params: { id: box }, query: { path: 'notes/new.md' }, body: Buffer.from('# new\n') });
+  expect((await second.exec(box, { cmd: ['rm', 'old.txt'] })).code).toBe(0);
+  expect((await second.exec(box, { cmd: ['chmod', '755', 'run.sh'] })).code).toBe(0);
+  expect((await second.exec(box, { cmd: ['cp', '/bin/true', 'tool.bin'] })).code).toBe(0);
+  secondRun = (await ts.user().request('run.list', { query: { agent: 'alice' } })).find((r) => r.key === 'diff-work')!.id;
+});
+
+afterAll(async () => {
+  await ts?.close();
+});
+
+describe('workspace diffs', () => {
+  it('a run’s diff lists exactly what it changed, with unified diffs for text and a summary for binary', async () => {
+    const diff = await ts.user().request('run.diff', { params: { run: secondRun } });
+    expect(diff.base).toMatchObject({ kind: 'run', id: secondRun });
+    expect(diff.files.map((f) => [f.path, f.change])).toEqual([
+      ['notes/new.md', 'added'],
+      ['old.txt', 'deleted'],
+      ['run.sh', 'modified'],
+      ['src/app.py', 'modified'],
+      ['tool.bin', 'added'],
+    ]);
+    expect(diff.totals).toEqual({ added: 2, modified: 2, deleted: 1 });
+    const file = (path: string) => diff.files.find((f) => f.path === path)!;
+    expect(file('src/app.py').diff).toBe('--- a/src/app.py\n+++ b/src/app.py\n@@ -1,3 +1,3 @@\n a = 1\n-b = 2\n+b = 20\n c = 3\n');
+    expect(file('notes/new.md').diff).toBe('--- /dev/null\n+++ b/notes/new.md\n@@ -0,0 +1 @@\n+# new\n');
+    expect(file('old.txt').diff).toBe('--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-to be removed\n');
+    expect(file('run.sh')).toMatchObject({ diff: null, summary: 'mode 644 → 755' });
+    expect(file('tool.bin')).toMatchObject({ diff: null, after: { type: 'file' } });
+    expect(file('tool.bin').summary).toMatch(/^binary, 0 → \d+ bytes$/);
+
+    // The text diffs are real patches: applied to the run's start they give the workspace now.
+    const dir = mkdtempSync(join(tmpdir(), 'warden-diff-'));
+    try {
+      writeFileSync(join(dir, 'app.py'), 'a = 1\nb = 2\nc = 3\n');
+      writeFileSync(join(dir, 'app.patch'), file('src/app.py').diff!);
+      const r = spawnSync('patch', ['-p2', '-i', 'app.patch'], { cwd: dir, encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      expect(readFileSync(join(dir, 'app.py'), 'utf8')).toBe('a = 1\nb = 20\nc = 3\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the sandbox’s diff is everything since its create: what exists now, each file added', async () => {
+    const diff = await ts.agent('alice').request('sandbox.diff', { params: { id: box } });
+    expect(diff.base.kind).toBe('sandbox');
+    expect(diff.files.map((f) => [f.path, f.change])).toEqual([
+      ['keep.txt', 'added'],
+      ['notes/new.md', 'added'],
+      ['run.sh', 'added'],
+      ['src/app.py', 'added'],
+      ['tool.bin', 'added'],
+    ]);
+    expect(diff.files.find((f) => f.path === 'src/app.py')!.diff).toContain('+b = 20\n');
+  });
+
+  it('another agent sees neither diff', async () => {
+    const bob = ts.agent('bob');
+    expect(await code(bob.request('run.diff', { params: { run: secondRun } }))).toBe('E_NOT_FOUND');
+    expect(await code(bob.request('sandbox.diff', { params: { id: box } }))).toBe('E_NOT_FOUND');
+  });
+});
