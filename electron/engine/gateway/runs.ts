@@ -254,7 +254,9 @@ export class RunStore {
   }
 
   list(q: RunQuery = {}): RunInfo[] {
-    if (this.archive) return this.archive.list(q);
+    // A live run of this process answers from memory: what its info derives from the clock (the
+    // breaker's cool-down ending) is not a change, so the archive's copy may be behind.
+    if (this.archive) return this.archive.list(q).map((r) => this.runs.get(r.id)?.info() ?? r);
     const out: RunInfo[] = [];
     const since = q.since ? Date.parse(q.since) : null;
     for (const run of this.runs.values()) {

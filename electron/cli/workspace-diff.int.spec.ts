@@ -1,14 +1,20 @@
 // Workspace diffs through the agent API on real Podman: one run writes files, a second changes one,
 // adds a text and a binary file, deletes one and changes a mode; the run's diff lists exactly that
 // (unified diffs for text, a summary for the binary), the sandbox's diff everything since create,
-// and an agent cannot read another agent's diffs.
+// an agent cannot read another agent's diffs, and `warden run diff` / `warden sandbox diff` print
+// the same through the running server.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Command } from 'commander';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WardenError } from '../../shared/errors.js';
+import type { WorkspaceDiff } from '../../shared/types/diff.js';
+import { removeServerFile, writeServerFile } from '../server/server-file.js';
 import { openTestServer, type TestServer } from '../test-support/test-server.js';
+import { registerRun } from './commands/run.js';
+import { registerSandbox } from './commands/sandbox.js';
 
 let ts: TestServer;
 let box: string;
@@ -44,8 +50,35 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (ts) removeServerFile(ts.t.home);
   await ts?.close();
 });
+
+/** `warden …` in this process, against the test server (found through its server.json, as the CLI finds serve). */
+async function warden(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const saved = process.env.WARDEN_HOME;
+  process.env.WARDEN_HOME = ts.t.home;
+  writeServerFile(ts.t.home, { pid: process.pid, port: ts.server.port, url: ts.server.url, startedAt: new Date().toISOString() });
+  const program = new Command('warden').exitOverride();
+  registerRun(program);
+  registerSandbox(program);
+  let out = '';
+  let err = '';
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true));
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((err += String(chunk)), true));
+  process.exitCode = 0;
+  try {
+    await program.parseAsync(['node', 'warden', ...args]);
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+    if (saved === undefined) delete process.env.WARDEN_HOME;
+    else process.env.WARDEN_HOME = saved;
+  }
+  const code = Number(process.exitCode ?? 0);
+  process.exitCode = 0;
+  return { code, out, err };
+}
 
 describe('workspace diffs', () => {
   it('a run’s diff lists exactly what it changed, with unified diffs for text and a summary for binary', async () => {
@@ -97,5 +130,30 @@ describe('workspace diffs', () => {
     const bob = ts.agent('bob');
     expect(await code(bob.request('run.diff', { params: { run: secondRun } }))).toBe('E_NOT_FOUND');
     expect(await code(bob.request('sandbox.diff', { params: { id: box } }))).toBe('E_NOT_FOUND');
+  });
+
+  it('warden run diff and warden sandbox diff print the same, as text and as --json', async () => {
+    const json = await warden('run', 'diff', secondRun, '--json');
+    expect(json.code, json.err).toBe(0);
+    const viaApi = await ts.user().request('run.diff', { params: { run: secondRun } });
+    expect((JSON.parse(json.out) as WorkspaceDiff).files).toEqual(viaApi.files);
+    const text = await warden('run', 'diff', secondRun);
+    expect(text.code, text.err).toBe(0);
+    expect(text.out).toContain(`since the run ${secondRun}`);
+    expect(text.out).toContain('2 added, 2 modified, 1 deleted');
+    expect(text.out).toMatch(/^D {2}old\.txt {2}\(text, \+0 −1\)$/m);
+    expect(text.out).toContain('--- a/src/app.py\n+++ b/src/app.py\n');
+    const sandbox = await warden('sandbox', 'diff', `t-${ts.t.runId}-diff`, '--json');
+    expect(sandbox.code, sandbox.err).toBe(0);
+    expect((JSON.parse(sandbox.out) as WorkspaceDiff).files.map((f) => f.path)).toEqual([
+      'keep.txt',
+      'notes/new.md',
+      'run.sh',
+      'src/app.py',
+      'tool.bin',
+    ]);
+    const missing = await warden('run', 'diff', 'run_nope');
+    expect(missing.code).toBe(4);
+    expect(missing.err).toContain('no run run_nope');
   });
 });
