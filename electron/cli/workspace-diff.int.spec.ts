@@ -126,6 +126,17 @@ describe('workspace diffs', () => {
     expect(diff.files.find((f) => f.path === 'src/app.py')!.diff).toContain('+b = 20\n');
   });
 
+  it('a run that only read has no baseline, and says so', async () => {
+    const reader = ts.agent('alice', 'diff-read-only');
+    await reader.request('files.read', { params: { id: box }, query: { path: 'keep.txt' } });
+    const id = (await ts.user().request('run.list', { query: { agent: 'alice' } })).find((r) => r.key === 'diff-read-only')!.id;
+    const err = await ts
+      .user()
+      .request('run.diff', { params: { run: id } })
+      .catch((e: WardenError) => e);
+    expect(err).toMatchObject({ code: 'E_NOT_FOUND', message: `no workspace baseline for run ${id}` });
+  });
+
   it('another agent sees neither diff', async () => {
     const bob = ts.agent('bob');
     expect(await code(bob.request('run.diff', { params: { run: secondRun } }))).toBe('E_NOT_FOUND');

@@ -30,7 +30,7 @@ export interface WorkspaceFileChange {
 
 export interface WorkspaceDiff {
   sandboxId: string;
-  /** What the diff is measured from: the sandbox at create, or a run at its first call. */
+  /** What the diff is measured from: the sandbox at create, or a run before its first exec or file write. */
   base: { kind: 'sandbox' | 'run'; id: string; takenAt: string };
   files: WorkspaceFileChange[];
   totals: Record<WorkspaceChangeKind, number>;

@@ -38,7 +38,7 @@ export class WorkspaceChanges {
     }
   }
 
-  /** A run's baseline, once, before its first call on a sandbox runs; a run that created the sandbox starts from its create. */
+  /** A run's baseline, once, before its first call that can change the workspace; a run that created the sandbox starts from its create. */
   atRunStart(runId: string, sandboxId: string, createdIt = false): Promise<void> {
     if (this.store.has('run', runId)) return Promise.resolve();
     const under = this.taking.get(runId);
@@ -68,7 +68,7 @@ export class WorkspaceChanges {
         'E_NOT_FOUND',
         `no workspace baseline for ${kind} ${id}`,
         kind === 'run'
-          ? 'a run has one from its first call on a sandbox (made by this version of Warden); a run that only listed or created has none'
+          ? 'a run has one from its first exec or file write on a sandbox (or from the create of its sandbox); one that only read has none'
           : 'sandboxes created by this version of Warden have one from their create',
       );
     const known: Record<string, string> = {};
