@@ -163,6 +163,15 @@ describe('workspace diffs', () => {
       'src/app.py',
       'tool.bin',
     ]);
+    // Without a server (WARDEN_LOCAL=1), the engine in this process answers the same.
+    process.env.WARDEN_LOCAL = '1';
+    try {
+      const local = await warden('sandbox', 'diff', `t-${ts.t.runId}-diff`, '--json');
+      expect(local.code, local.err).toBe(0);
+      expect((JSON.parse(local.out) as WorkspaceDiff).files).toEqual((JSON.parse(sandbox.out) as WorkspaceDiff).files);
+    } finally {
+      delete process.env.WARDEN_LOCAL;
+    }
     const missing = await warden('run', 'diff', 'run_nope');
     expect(missing.code).toBe(4);
     expect(missing.err).toContain('no run run_nope');
