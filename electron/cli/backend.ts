@@ -21,7 +21,15 @@ const withEngine = async <T>(body: (engine: WardenEngine) => Promise<T>): Promis
 export type LifecycleVerb = 'start' | 'stop' | 'restart' | 'pause' | 'resume';
 
 /** The verbs the agent API carries, each exactly as the route map has it. */
-const ROUTE_VERBS = ['sandbox.create', 'sandbox.list', 'sandbox.inspect', 'sandbox.start', 'sandbox.stop', 'sandbox.destroy'] as const;
+const ROUTE_VERBS = [
+  'sandbox.create',
+  'sandbox.list',
+  'sandbox.inspect',
+  'sandbox.diff',
+  'sandbox.start',
+  'sandbox.stop',
+  'sandbox.destroy',
+] as const;
 type RouteVerb = (typeof ROUTE_VERBS)[number];
 
 /** The longest exec the server's policy allows is what a user's untimed `warden exec` asks for. */
@@ -103,6 +111,7 @@ function inProcess(engine: WardenEngine): CliBackend {
     'sandbox.create': (request) => engine['sandbox.create'](parseRequest('sandbox.create', request?.body)),
     'sandbox.list': () => engine['sandbox.list'](),
     'sandbox.inspect': ({ params }) => engine['sandbox.inspect']({ ref: params.id }),
+    'sandbox.diff': async ({ params }) => engine.changes.diff('sandbox', (await engine.resolveSandbox(params.id)).id),
     'sandbox.start': ({ params }) => engine['sandbox.start']({ ref: params.id }),
     'sandbox.stop': ({ params }) => engine['sandbox.stop']({ ref: params.id }),
     'sandbox.destroy': ({ params }) => engine['sandbox.destroy']({ ref: params.id }),

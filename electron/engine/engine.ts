@@ -17,6 +17,7 @@ import { Attestations } from './attest/attestations.js';
 import { runnersOf } from './runner/runner-registry.js';
 import { SandboxFiles } from './sandbox-files.js';
 import { createdPayload, NamesUnderWay } from './sandbox-create.js';
+import { WorkspaceChanges } from './diff/workspace-changes.js';
 
 export type { ExecAudit } from './exec-record.js';
 export type { CallRef } from './sandbox-files.js';
@@ -45,6 +46,8 @@ export class WardenEngine implements MethodHandlers {
   private readonly execs: ExecRecorder;
   /** Files in a sandbox's /workspace, each read, write and listing recorded (the gateway's file verbs). */
   readonly files: SandboxFiles;
+  /** Workspace baselines (at create, at a run's start) and diffs against them. */
+  readonly changes: WorkspaceChanges;
   /** Set by long-lived doors (app, serve): creates are served from it first. */
   pool: SandboxPool | null = null;
   private readonly naming = new NamesUnderWay();
@@ -57,6 +60,7 @@ export class WardenEngine implements MethodHandlers {
     this.attestations = new Attestations(podman.connection, audit, this.events, podman.options.home);
     this.execs = { conn: podman.connection, audit, entry: (id, kind, payload) => this.entry(id, kind, payload) };
     this.files = new SandboxFiles(podman.connection, (id, kind, payload) => this.record(id, kind, payload));
+    this.changes = new WorkspaceChanges(podman.connection, podman.options.home);
     podman.connection.on('status', (status) => {
       this.events.emit('engine.status', { status });
       this.record(null, status === 'connected' ? 'engine.up' : 'engine.down', { status }).catch((err: Error) =>
@@ -168,10 +172,12 @@ export class WardenEngine implements MethodHandlers {
     if (pooled) {
       // Attested before it was offered; its create and start events were hidden, so UIs hear of it here.
       this.events.emit('sandbox.event', { kind: 'create', sandboxId: pooled.id, name: pooled.name, time: Date.now() });
+      await this.changes.atCreate(pooled);
       return pooled;
     }
     const info = await this.podman.sandboxes.create(spec);
     await this.record(info.id, 'sandbox.created', createdPayload(info, false));
+    await this.changes.atCreate(info);
     this.attestations.later(info);
     return info;
   }
@@ -225,6 +231,7 @@ export class WardenEngine implements MethodHandlers {
     await this.settleAttestation(p.ref);
     const gone = await this.podman.sandboxes.destroy(p.ref);
     await this.record(gone.id, 'sandbox.destroyed', { name: gone.name });
+    this.changes.forget(gone.id);
     this.attestations.forget(gone.id);
     return gone;
   }

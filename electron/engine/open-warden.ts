@@ -11,6 +11,7 @@ import { WardenEngine } from './engine.js';
 import { ContextAuditSink } from './gateway/audit-context.js';
 import { Gateway } from './gateway/gateway.js';
 import { loadPolicy } from './gateway/policy-load.js';
+import { RunArchive } from './gateway/run-archive.js';
 import { Ledger, type LedgerOptions } from './ledger/ledger.js';
 import { LedgerReader } from './ledger/ledger-reader.js';
 import { PodmanEngine, type PodmanEngineOptions } from './podman/podman-engine.js';
@@ -23,6 +24,11 @@ export const DETACHED_SERVICE: Partial<PodmanEngineOptions> = { detachedService:
 
 export function ledgerFile(home: string): string {
   return join(home, 'ledger.db');
+}
+
+/** Runs and their calls, kept across restarts (gateway/run-archive.ts). */
+export function runsFile(home: string): string {
+  return join(home, 'runs.db');
 }
 
 /** The home's ledger, shared by every door (appends from several processes serialize in SQLite). */
@@ -40,6 +46,7 @@ export interface WardenLedgerOptions {
 }
 
 export interface WardenLedger {
+  home: string;
   ledger: Ledger;
   /** What the engine and the gateway write to: the ledger, with the acting agent swapped in. */
   audit: ContextAuditSink;
@@ -53,6 +60,7 @@ export function openWardenLedger(home: string, options: WardenLedgerOptions = {}
   const inner = options.audit ?? ledger;
   const stopAnnouncing = options.announce ? ledger.subscribe(options.announce) : () => undefined;
   return {
+    home,
     ledger,
     audit: new ContextAuditSink(inner),
     ledgerReader: new LedgerReader(ledger),
@@ -104,7 +112,13 @@ export function openWardenEngine(
   options: EngineWiringOptions = {},
 ): { engine: WardenEngine; gateway: Gateway | null } {
   const engine = new WardenEngine(podman, half.audit, { actor: options.actor ?? 'user' });
-  const gateway = policy ? new Gateway(engine, half.audit, { policy: policy.policy, policySource: policy.source }) : null;
+  const gateway = policy
+    ? new Gateway(engine, half.audit, {
+        policy: policy.policy,
+        policySource: policy.source,
+        runArchive: RunArchive.open(runsFile(half.home)),
+      })
+    : null;
   return { engine, gateway };
 }
 

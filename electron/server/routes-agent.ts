@@ -16,6 +16,8 @@ export function registerAgentRoutes(app: FastifyInstance, { gateway, streams }: 
   registerRoute(app, 'sandbox.list', async (_in, req) => gateway.listSandboxes(agentContext(req)));
   registerRoute(app, 'sandbox.inspect', async ({ params }, req) => gateway.inspectSandbox(agentContext(req), params.id));
 
+  registerRoute(app, 'sandbox.diff', async ({ params }, req) => gateway.diffSandbox(agentContext(req), params.id));
+
   registerRoute(app, 'sandbox.create', async ({ body: raw }, req) => {
     const ctx = agentContext(req);
     const body = raw ?? {};

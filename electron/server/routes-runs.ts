@@ -35,6 +35,8 @@ export function registerRunRoutes(app: FastifyInstance, { gateway, streams }: { 
 
   registerRoute(app, 'run.get', async ({ params }, req) => visibleRun(req, params.run));
 
+  registerRoute(app, 'run.diff', async ({ params }, req) => gateway.diffRun(visibleRun(req, params.run).id));
+
   registerRoute(app, 'run.events', async ({ params }, req, reply) => {
     const detail = visibleRun(req, params.run);
     reply.hijack();
@@ -48,7 +50,8 @@ export function registerRunRoutes(app: FastifyInstance, { gateway, streams }: { 
     const queue = new BoundedResponse(res, streams);
     const send = (e: RunStreamEvent) => queue.writeLine(`${JSON.stringify(e)}\n`);
     send({ type: 'snapshot', run: detail });
-    if (detail.status !== 'active') {
+    // A run of another process (or of one before a restart) is there to read, not to follow.
+    if (detail.status !== 'active' || !gateway.runs.has(detail.id)) {
       queue.end();
       return;
     }

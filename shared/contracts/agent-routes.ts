@@ -23,6 +23,7 @@ import {
   type RunDetail,
   type RunInfo,
 } from '../types/run.js';
+import type { WorkspaceDiff } from '../types/diff.js';
 import { SandboxRefSchema, SandboxSpecSchema, type SandboxInfo, type SandboxSpecInput } from '../types/sandbox.js';
 
 /** Path parameters; each is parsed on its own and a failure is named by its description. */
@@ -64,6 +65,8 @@ export const AgentRoutes = {
 
   'sandbox.list': { method: 'GET', path: '/v1/sandboxes', response: answer<SandboxInfo[]>() },
   'sandbox.inspect': { method: 'GET', path: '/v1/sandboxes/:id', params: SandboxParams, response: answer<SandboxInfo>() },
+  /** What changed in the sandbox's /workspace since it was created. */
+  'sandbox.diff': { method: 'GET', path: '/v1/sandboxes/:id/diff', params: SandboxParams, response: answer<WorkspaceDiff>() },
   /** Fields no agent may ask for are the gateway's (403, recorded), so the door checks the rest itself. */
   'sandbox.create': {
     method: 'POST',
@@ -120,6 +123,8 @@ export const AgentRoutes = {
   /** An agent sees only its own runs. */
   'run.list': { method: 'GET', path: '/v1/runs', query: RunQuerySchema, response: answer<RunInfo[]>() },
   'run.get': { method: 'GET', path: '/v1/runs/:run', params: RunParams, response: answer<RunDetail>() },
+  /** What changed in the run's sandbox's /workspace since the run's first call there. */
+  'run.diff': { method: 'GET', path: '/v1/runs/:run/diff', params: RunParams, response: answer<WorkspaceDiff>() },
   /** The run now, then its changes until it ends. */
   'run.events': { method: 'GET', path: '/v1/runs/:run/events', params: RunParams, answers: 'ndjson', response: answer<RunStreamEvent>() },
 

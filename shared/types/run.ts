@@ -16,7 +16,8 @@ export const TOOL_NAMES = [
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
-export const RUN_STATUSES = ['active', 'finished', 'expired'] as const;
+/** interrupted: it was active when Warden stopped (or died); nothing can continue it. */
+export const RUN_STATUSES = ['active', 'finished', 'expired', 'interrupted'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 export const CALL_STATUSES = ['pending', 'awaiting-approval', 'running', 'ok', 'failed', 'denied'] as const;
@@ -144,6 +145,10 @@ export const RunQuerySchema = z
     agent: z.string().max(128).optional(),
     sandbox: z.string().max(128).optional(),
     status: z.enum(RUN_STATUSES).optional(),
+    /** Runs started at or after this time (ISO 8601). */
+    since: z.string().datetime({ offset: true }).optional(),
+    /** A page: runs started before this run (its id), newest `limit` of them. */
+    before: z.string().max(64).optional(),
     limit: z.number().int().min(1).max(10_000).optional(),
   })
   .strict();

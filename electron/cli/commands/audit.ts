@@ -161,7 +161,7 @@ export function registerAudit(program: Command): void {
     .description('write a self-contained evidence bundle (JSON) and optionally an HTML report; signs a checkpoint')
     .requiredOption('--out <file>', 'where to write the JSON bundle')
     .option('--html <file>', 'also write a human-readable HTML report')
-    .option('--sandbox <id>', 'only entries of this sandbox')
+    .option('--sandbox <id|name>', 'only entries of this sandbox (its id, an id prefix, or its name, also of one that is gone)')
     .option('--from <seq>', 'first entry')
     .option('--to <seq>', 'last entry')
     .option('--json', 'print a summary as JSON')
@@ -184,6 +184,7 @@ export function registerAudit(program: Command): void {
             out: opts.out,
             html: opts.html ?? null,
             entries: bundle.entries.length,
+            selection: bundle.selection,
             checkpoint: { size: bundle.checkpoint.size, root: bundle.checkpoint.root },
             verification: bundle.verification,
           };
@@ -223,7 +224,7 @@ export function registerAudit(program: Command): void {
   audit
     .command('log')
     .description('print ledger entries')
-    .option('--sandbox <id>', 'only entries of this sandbox')
+    .option('--sandbox <id|name>', 'only entries of this sandbox (its id, an id prefix, or its name, also of one that is gone)')
     .option('--kind <kind>', 'only entries of this kind')
     .option('--from <seq>', 'first entry')
     .option('--limit <n>', 'at most this many (default 100)')
@@ -233,12 +234,13 @@ export function registerAudit(program: Command): void {
       runCommand(!!opts.json, async () => {
         const fromSeq = seqOption(opts.from, '--from');
         const limit = seqOption(opts.limit, '--limit') ?? 100;
+        const { resolveSandboxRef } = await ledgerCode();
         const ledger = await openLedger(opts);
         try {
           const entries = ledger.entries({
             limit: Math.min(limit, 100_000),
             ...(fromSeq !== undefined ? { fromSeq } : {}),
-            ...(opts.sandbox !== undefined ? { sandboxId: opts.sandbox } : {}),
+            ...(opts.sandbox !== undefined ? { sandboxId: resolveSandboxRef(ledger, opts.sandbox) } : {}),
             ...(opts.kind !== undefined ? { kind: opts.kind } : {}),
           });
           if (opts.json) printJson(entries);

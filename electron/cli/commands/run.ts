@@ -57,6 +57,17 @@ export function registerRun(program: Command): void {
       }),
     );
   run
+    .command('diff')
+    .description('what the run changed in its sandbox’s /workspace since its first call there')
+    .argument('<run>')
+    .option('--json', 'print the diff as JSON')
+    .action((id: string, o: { json?: boolean }) =>
+      runCommand(!!o.json, async () => {
+        const { printDiff } = await import('../diff-format.js');
+        printDiff(!!o.json, await (await client()).request('run.diff', { params: { run: id } }));
+      }),
+    );
+  run
     .command('follow')
     .description('print the run, then each call as it changes, until the run ends')
     .argument('<run>')

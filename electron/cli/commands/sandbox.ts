@@ -111,6 +111,18 @@ export function registerSandbox(program: Command): void {
       }),
     );
 
+  sandbox
+    .command('diff <name>')
+    .description('what changed in the sandbox’s /workspace since it was created: unified diffs for text, a summary for the rest')
+    .option('--json', 'print the diff as JSON')
+    .action((name: string, o: { json?: boolean }) =>
+      runCommand(!!o.json, async () => {
+        const [{ parseRequest, withBackend }, { printDiff }] = await Promise.all([load(), import('../diff-format.js')]);
+        const { ref } = parseRequest('sandbox.inspect', { ref: name });
+        printDiff(!!o.json, await withBackend((b) => b['sandbox.diff']({ params: { id: ref } })));
+      }),
+    );
+
   const verbs: Array<[LifecycleVerb, string]> = [
     ['start', 'start a stopped sandbox'],
     ['stop', 'stop a sandbox (its filesystem is kept)'],

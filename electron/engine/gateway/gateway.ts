@@ -6,6 +6,7 @@
 import { WardenError } from '../../../shared/errors.js';
 import type { GatewayMethodHandlers, GatewayMethodParams } from '../../../shared/contracts/methods.js';
 import type { ApiExecBody, FileList, FileWritten } from '../../../shared/types/api.js';
+import type { WorkspaceDiff } from '../../../shared/types/diff.js';
 import type { ExecResult } from '../../../shared/types/exec.js';
 import type { Policy } from '../../../shared/types/policy.js';
 import type { ApprovalInfo, RunDetail, RunInfo, ToolCallInfo, ToolName } from '../../../shared/types/run.js';
@@ -23,6 +24,7 @@ import { createInput, createVerdict, parseSandboxSpec, sandboxToCreate } from '.
 import { GatewayDenial } from './denial.js';
 import { ExecCall, pickExec } from './exec-call.js';
 import { effectivePolicy, type EffectivePolicy } from './policy-load.js';
+import type { RunArchive } from './run-archive.js';
 import { RunStore, type Run } from './runs.js';
 import { madeBy, SandboxAccess } from './sandbox-access.js';
 
@@ -39,6 +41,8 @@ export interface ExecCallResult extends ExecResult {
 export interface GatewayOptions {
   policy: Policy;
   policySource?: string;
+  /** Where runs are kept across restarts (closed with the gateway); none: in memory only. */
+  runArchive?: RunArchive;
 }
 
 type Lifecycle = 'sandbox.destroy' | 'sandbox.start' | 'sandbox.stop';
@@ -60,7 +64,7 @@ export class Gateway implements GatewayMethodHandlers {
   ) {
     this.policy = options.policy;
     this.policySource = options.policySource ?? null;
-    this.runs = new RunStore(engine.events);
+    this.runs = new RunStore(engine.events, Date.now, options.runArchive ?? null);
     this.runs.limits = () => this.policy.agents;
     this.limits = new AgentLimits(() => this.policy.agents);
     this.approvals = new Approvals(engine.events);
@@ -75,6 +79,7 @@ export class Gateway implements GatewayMethodHandlers {
     clearInterval(this.sweeper);
     this.access.close();
     this.approvals.close();
+    this.runs.close();
   }
 
   // ---- the agent verbs ----
@@ -112,6 +117,7 @@ export class Gateway implements GatewayMethodHandlers {
         body: async () => {
           const info = await this.engine['sandbox.create'](sandboxToCreate(this.policy, spec ?? parseSandboxSpec(input), ctx));
           if (run.sandboxId === null) this.runs.bind(run, { id: info.id, name: info.name }, this.effective(info).budgets);
+          await this.engine.changes.atRunStart(run.id, info.id, true);
           return info;
         },
         settle: (call, info) => {
@@ -167,6 +173,16 @@ export class Gateway implements GatewayMethodHandlers {
     return this.fileCall('list', ctx, ref, path, hooks, listVerb(this.engine, path));
   }
 
+  /** What changed in the sandbox's workspace since its create (for the agent only in a sandbox it may see). */
+  async diffSandbox(ctx: AgentContext, ref: string): Promise<WorkspaceDiff> {
+    return this.engine.changes.diff('sandbox', (await this.access.resolve(ctx, ref, 'sandbox.inspect')).id);
+  }
+
+  /** What changed in the run's sandbox since the run's first call there (the door checks who may see the run). */
+  diffRun(runId: string): Promise<WorkspaceDiff> {
+    return this.engine.changes.diff('run', this.runs.detail(runId).id);
+  }
+
   // ---- runs and approvals (the gateway method map) ----
 
   async 'run.list'(p: GatewayMethodParams<'run.list'>): Promise<RunInfo[]> {
@@ -206,6 +222,8 @@ export class Gateway implements GatewayMethodHandlers {
   ): Promise<{ value: T; run: Run; info: SandboxInfo }> {
     const info = await this.sandbox(ctx, ref, tool);
     const run = this.openRun(ctx, info, tool, runArgs);
+    // What the run changes is measured from before its first call here that can change something.
+    if (tool === 'exec' || tool === 'file.write') await this.engine.changes.atRunStart(run.id, info.id);
     const policy = this.effective(info);
     return { value: await this.runner.call({ ctx, run, sandboxId: info.id, tool, policy, ...spec(info, run, policy) }), run, info };
   }

@@ -1,7 +1,8 @@
-// Runs and their tool calls, in memory, pushed on the event bus on every change. The ledger is the
-// durable record; this is the live, queryable view (list, get, follow). Memory stays bounded: an
-// agent has at most maxOpenRuns open, a run idle for runIdleMs ends, and ended runs beyond a cap
-// are dropped from memory (the ledger keeps them).
+// Runs and their tool calls, in memory, pushed on the event bus on every change and written through
+// to the run archive (runs.db) when there is one: memory is what the gateway works with, the
+// archive is what list and get answer from, across restarts. Memory stays bounded: an agent has at
+// most maxOpenRuns open, a run idle for runIdleMs ends, and ended runs beyond a cap are dropped from
+// memory (the archive and the ledger keep them).
 import { randomBytes } from 'node:crypto';
 import { WardenError } from '../../../shared/errors.js';
 import type { Budgets } from '../../../shared/types/policy.js';
@@ -9,6 +10,7 @@ import { pendingCall, type RunDetail, type RunInfo, type RunQuery, type ToolCall
 import type { EventBus } from '../event-bus.js';
 import { Breaker } from './breaker.js';
 import { GatewayDenial } from './denial.js';
+import type { RunArchive } from './run-archive.js';
 
 /** Ended runs (and their calls) kept in memory for list/get; older ones are dropped, oldest first. */
 export const MAX_ENDED_RUNS = 1000;
@@ -93,6 +95,8 @@ export class RunStore {
     private readonly events: EventBus,
     /** The clock of runs (wall time, idleness): a spec passes its own. */
     readonly now: () => number = Date.now,
+    /** Where runs are kept across restarts; none: in memory only. */
+    private readonly archive: RunArchive | null = null,
   ) {}
 
   /**
@@ -196,11 +200,14 @@ export class RunStore {
   }
 
   callChanged(call: ToolCallInfo): void {
+    this.archive?.saveCall(call);
     this.events.emit('run.call', call);
   }
 
   changed(run: Run): void {
-    this.events.emit('run.updated', run.info());
+    const info = run.info();
+    this.archive?.saveRun(info);
+    this.events.emit('run.updated', info);
   }
 
   end(run: Run, status: 'finished' | 'expired', reason?: string): void {
@@ -232,20 +239,40 @@ export class RunStore {
     return run;
   }
 
+  /** A run of this process from memory, any other (an earlier process's, another door's) from the archive. */
   detail(id: string): RunDetail {
-    const run = this.get(id);
-    return { ...run.info(), toolCalls: run.calls.map((c) => ({ ...c })) };
+    const run = this.runs.get(id);
+    if (run) return { ...run.info(), toolCalls: run.calls.map((c) => ({ ...c })) };
+    const archived = this.archive?.detail(id);
+    if (!archived) throw new WardenError('E_NOT_FOUND', `no run ${id}`, 'list runs with `warden run ls`');
+    return archived;
+  }
+
+  /** Whether the run is this process's own, live in memory (only those can be followed). */
+  has(id: string): boolean {
+    return this.runs.has(id);
   }
 
   list(q: RunQuery = {}): RunInfo[] {
+    // A live run of this process answers from memory: what its info derives from the clock (the
+    // breaker's cool-down ending) is not a change, so the archive's copy may be behind.
+    if (this.archive) return this.archive.list(q).map((r) => this.runs.get(r.id)?.info() ?? r);
     const out: RunInfo[] = [];
+    const since = q.since ? Date.parse(q.since) : null;
     for (const run of this.runs.values()) {
+      if (q.before === run.id) break;
       if (q.agent && run.agent !== q.agent) continue;
       if (q.sandbox && run.sandboxId !== q.sandbox && run.sandboxName !== q.sandbox && !run.sandboxId?.startsWith(q.sandbox)) continue;
       if (q.status && run.status !== q.status) continue;
+      if (since !== null && run.startedMs < since) continue;
       out.push(run.info());
     }
     return q.limit ? out.slice(-q.limit) : out;
+  }
+
+  /** Closes the archive: this process's active runs are recorded as interrupted. */
+  close(): void {
+    this.archive?.close();
   }
 
   /** Drops the oldest ended runs beyond the caps, with their keys (a trimmed key starts a new run). */

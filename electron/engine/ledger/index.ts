@@ -10,3 +10,4 @@ export { exportBundle, exportBundleAsync, HASH_SPEC, type ExportOptions } from '
 export { verifyBundle, parseBundle, type BundleVerifyOptions } from './bundle-verify.js';
 export { renderReportHtml } from './report-html.js';
 export { LedgerReader, type VerifyProgress } from './ledger-reader.js';
+export { resolveSandboxRef } from './sandbox-ref.js';

@@ -9,6 +9,7 @@ import { exportBundleAsync } from './export.js';
 import { verifyBundle } from './bundle-verify.js';
 import { renderReportHtml } from './report-html.js';
 import type { Ledger } from './ledger.js';
+import { resolveSandboxRef } from './sandbox-ref.js';
 
 export type VerifyProgress = (done: number, total: number) => void;
 
@@ -77,8 +78,18 @@ export class LedgerReader {
   }
 
   async 'ledger.entries'(q: LedgerMethodParams<'ledger.entries'>): Promise<LedgerEntriesPage> {
-    const page = await this.ledger.browseAsync(q);
+    const page = await this.ledger.browseAsync(q.sandboxId ? { ...q, sandboxId: this.sandboxFilter(q.sandboxId) } : q);
     return { ...page, size: this.ledger.head().size };
+  }
+
+  /** The view's sandbox filter takes a name too; one the ledger does not know filters to an empty page, as an id does. */
+  private sandboxFilter(ref: string): string {
+    try {
+      return resolveSandboxRef(this.ledger, ref);
+    } catch (err) {
+      if (err instanceof WardenError && err.code === 'E_NOT_FOUND') return ref;
+      throw err;
+    }
   }
 
   /**

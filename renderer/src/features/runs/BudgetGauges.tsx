@@ -65,7 +65,15 @@ export function BudgetGauges({ run }: { run: RunInfo }) {
         value={elapsed}
         max={b.wallTimeMs}
         text={`${formatMs(elapsed)} / ${formatMs(b.wallTimeMs)}`}
-        foot={run.status === 'expired' ? 'expired: no more calls in this run' : active ? 'since the first call' : 'ended'}
+        foot={
+          run.status === 'expired'
+            ? 'expired: no more calls in this run'
+            : run.status === 'interrupted'
+              ? 'interrupted: Warden stopped during this run'
+              : active
+                ? 'since the first call'
+                : 'ended'
+        }
       />
       <Gauge
         id="output"

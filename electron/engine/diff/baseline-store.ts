@@ -1,0 +1,120 @@
+// Baselines of workspaces under WARDEN_HOME/baselines: a manifest per sandbox (taken at create) and
+// per run (at its first call), and the bytes of the small files in them, by digest, for text
+// diffs later. Files are the owner's alone (workspaces hold an agent's work). A baseline's bytes are
+// untrusted input kept as data: named only by their SHA-256, never by a path from the sandbox.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { WorkspaceFileState } from '../../../shared/types/diff.js';
+import type { Manifest } from './manifest.js';
+
+export interface Baseline {
+  kind: 'sandbox' | 'run';
+  id: string;
+  sandboxId: string;
+  takenAt: string;
+  truncated: boolean;
+  files: Array<WorkspaceFileState & { path: string }>;
+}
+
+const SAFE_ID = /^[A-Za-z0-9_.-]{1,128}$/;
+
+export class BaselineStore {
+  private readonly dir: string;
+  private readonly blobs: string;
+
+  constructor(home: string) {
+    this.dir = join(home, 'baselines');
+    this.blobs = join(this.dir, 'blobs');
+  }
+
+  private file(kind: Baseline['kind'], id: string): string {
+    if (!SAFE_ID.test(id)) throw new Error(`not a ${kind} id: ${id}`);
+    return join(this.dir, `${kind}-${id}.json`);
+  }
+
+  /** Writes the manifest and the bytes it carries (each checked against its digest); atomic per file. */
+  save(kind: Baseline['kind'], id: string, sandboxId: string, manifest: Manifest, takenAt = new Date().toISOString()): Baseline {
+    mkdirSync(this.blobs, { recursive: true, mode: 0o700 });
+    for (const f of manifest.files) {
+      if (!f.data || !f.sha256) continue;
+      if (createHash('sha256').update(f.data).digest('hex') !== f.sha256) continue;
+      const blob = join(this.blobs, f.sha256);
+      if (!existsSync(blob)) writeAtomic(blob, f.data);
+    }
+    const baseline: Baseline = {
+      kind,
+      id,
+      sandboxId,
+      takenAt,
+      truncated: manifest.truncated,
+      files: manifest.files.map(({ path, type, size, mode, sha256 }) => ({ path, type, size, mode, sha256 })),
+    };
+    writeAtomic(this.file(kind, id), Buffer.from(JSON.stringify(baseline)));
+    return baseline;
+  }
+
+  /** The same baseline under another name (a run that began with its sandbox's create). */
+  copy(from: Baseline, kind: Baseline['kind'], id: string): void {
+    writeAtomic(this.file(kind, id), Buffer.from(JSON.stringify({ ...from, kind, id })));
+  }
+
+  load(kind: Baseline['kind'], id: string): Baseline | null {
+    try {
+      return JSON.parse(readFileSync(this.file(kind, id), 'utf8')) as Baseline;
+    } catch {
+      return null;
+    }
+  }
+
+  has(kind: Baseline['kind'], id: string): boolean {
+    return existsSync(this.file(kind, id));
+  }
+
+  /** The kept bytes of a digest, or null (too large, over the budget, or swept). */
+  bytes(sha256: string): Buffer | null {
+    if (!/^[0-9a-f]{64}$/.test(sha256)) return null;
+    try {
+      return readFileSync(join(this.blobs, sha256));
+    } catch {
+      return null;
+    }
+  }
+
+  /** Drops a sandbox's baselines (it is gone), its runs' too; bytes no baseline names any more go with them. */
+  forgetSandbox(sandboxId: string): void {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir).filter((n) => n.endsWith('.json'));
+    } catch {
+      return;
+    }
+    const used = new Set<string>();
+    for (const name of names) {
+      const path = join(this.dir, name);
+      let b: Baseline;
+      try {
+        b = JSON.parse(readFileSync(path, 'utf8')) as Baseline;
+      } catch {
+        continue;
+      }
+      if (b.sandboxId === sandboxId) rmSync(path, { force: true });
+      else for (const f of b.files) if (f.sha256) used.add(f.sha256);
+    }
+    for (const blob of safeList(this.blobs)) if (!used.has(blob)) rmSync(join(this.blobs, blob), { force: true });
+  }
+}
+
+function safeList(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+function writeAtomic(path: string, data: Buffer): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, data, { mode: 0o600 });
+  renameSync(tmp, path);
+}
