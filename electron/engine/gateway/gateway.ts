@@ -222,8 +222,8 @@ export class Gateway implements GatewayMethodHandlers {
   ): Promise<{ value: T; run: Run; info: SandboxInfo }> {
     const info = await this.sandbox(ctx, ref, tool);
     const run = this.openRun(ctx, info, tool, runArgs);
-    // What the run changes is measured from before its first call here that can change something.
-    if (tool === 'exec' || tool === 'file.write') await this.engine.changes.atRunStart(run.id, info.id);
+    // An agent run's changes count from before its first changing call (a person's CLI command, a run each time, takes no walk).
+    if (!ctx.trusted && (tool === 'exec' || tool === 'file.write')) await this.engine.changes.atRunStart(run.id, info.id);
     const policy = this.effective(info);
     return { value: await this.runner.call({ ctx, run, sandboxId: info.id, tool, policy, ...spec(info, run, policy) }), run, info };
   }
