@@ -17,6 +17,7 @@ import { Attestations } from './attest/attestations.js';
 import { runnersOf } from './runner/runner-registry.js';
 import { SandboxFiles } from './sandbox-files.js';
 import { createdPayload, NamesUnderWay } from './sandbox-create.js';
+import { Snapshots } from './snapshot/snapshots.js';
 
 export type { ExecAudit } from './exec-record.js';
 export type { CallRef } from './sandbox-files.js';
@@ -48,6 +49,8 @@ export class WardenEngine implements MethodHandlers {
   /** Set by long-lived doors (app, serve): creates are served from it first. */
   pool: SandboxPool | null = null;
   private readonly naming = new NamesUnderWay();
+  /** Snapshots of sandboxes, and reset and fork from them (snapshot/). */
+  readonly snapshots: Snapshots;
 
   constructor(
     readonly podman: PodmanEngine,
@@ -57,6 +60,7 @@ export class WardenEngine implements MethodHandlers {
     this.attestations = new Attestations(podman.connection, audit, this.events, podman.options.home);
     this.execs = { conn: podman.connection, audit, entry: (id, kind, payload) => this.entry(id, kind, payload) };
     this.files = new SandboxFiles(podman.connection, (id, kind, payload) => this.record(id, kind, payload));
+    this.snapshots = new Snapshots(podman, audit, this.attestations, () => this.options.actor);
     podman.connection.on('status', (status) => {
       this.events.emit('engine.status', { status });
       this.record(null, status === 'connected' ? 'engine.up' : 'engine.down', { status }).catch((err: Error) =>
