@@ -21,7 +21,19 @@ const withEngine = async <T>(body: (engine: WardenEngine) => Promise<T>): Promis
 export type LifecycleVerb = 'start' | 'stop' | 'restart' | 'pause' | 'resume';
 
 /** The verbs the agent API carries, each exactly as the route map has it. */
-const ROUTE_VERBS = ['sandbox.create', 'sandbox.list', 'sandbox.inspect', 'sandbox.start', 'sandbox.stop', 'sandbox.destroy'] as const;
+const ROUTE_VERBS = [
+  'sandbox.create',
+  'sandbox.list',
+  'sandbox.inspect',
+  'sandbox.start',
+  'sandbox.stop',
+  'sandbox.destroy',
+  'sandbox.snapshot',
+  'sandbox.snapshots',
+  'snapshot.remove',
+  'sandbox.reset',
+  'sandbox.fork',
+] as const;
 type RouteVerb = (typeof ROUTE_VERBS)[number];
 
 /** The longest exec the server's policy allows is what a user's untimed `warden exec` asks for. */
@@ -106,6 +118,11 @@ function inProcess(engine: WardenEngine): CliBackend {
     'sandbox.start': ({ params }) => engine['sandbox.start']({ ref: params.id }),
     'sandbox.stop': ({ params }) => engine['sandbox.stop']({ ref: params.id }),
     'sandbox.destroy': ({ params }) => engine['sandbox.destroy']({ ref: params.id }),
+    'sandbox.snapshot': ({ params, body }) => engine.snapshots.snapshot(params.id, body?.tag),
+    'sandbox.snapshots': ({ params }) => engine.snapshots.list(params.id),
+    'snapshot.remove': ({ params }) => engine.snapshots.remove(params.id, params.tag),
+    'sandbox.reset': ({ params, body }) => engine.snapshots.reset(params.id, body.to),
+    'sandbox.fork': ({ params, body }) => engine.snapshots.fork(params.id, body.from, body.name),
     lifecycle: (verb, ref) => engine[`sandbox.${verb}`]({ ref }),
     exec: (ref, request, sinks) => engine.execStream(ref, request, sinks),
     attest: (ref, deep) => engine['sandbox.attest']({ ref, deep }),

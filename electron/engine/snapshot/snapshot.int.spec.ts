@@ -10,6 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeTestWarden, openTestWarden, type TestWarden } from '../../test-support/podman-fixture.js';
 import { archiveDigest } from './workspace-archive.js';
 import { collectExec } from '../podman/exec-session.js';
+import { Gateway } from '../gateway/gateway.js';
+import { loadPolicy } from '../gateway/policy-load.js';
+import { TEST_LABEL_KEY } from '../../test-support/test-label.js';
 
 let w: TestWarden | undefined;
 let hostDir: string;
@@ -104,5 +107,41 @@ describe('snapshots', () => {
       workspaceSha256: snap.workspaceSha256,
     });
     expect(ledger.verify().ok).toBe(true);
+  });
+
+  it('an agent snapshots and resets only its own sandbox, and a fork counts against its sandboxes', async () => {
+    const { t, engine, ledger, warden } = w!;
+    const { policy } = loadPolicy(t.home);
+    const gateway = new Gateway(engine, warden.audit, {
+      policy: { ...policy, access: 'own', create: { ...policy.create, maxSandboxes: 1 } },
+    });
+    try {
+      const bot = { agent: 'bot', runKey: 'snap-run' };
+      const mine = await gateway.createSandbox(bot, { name: `t-${t.runId}-bot`, labels: { [TEST_LABEL_KEY]: t.runId } });
+      expect((await gateway.exec(bot, mine.name, { cmd: 'echo kept > /workspace/k' })).exitCode).toBe(0);
+      const snap = await gateway.snapshots.snapshot(bot, mine.name, 'b1');
+      imageIds.push(snap.imageId);
+      expect(snap.takenBy).toBe('bot');
+      // Another agent's sandbox is "not found", whatever the verb.
+      const other = { agent: 'other', runKey: null };
+      await expect(gateway.snapshots.snapshot(other, mine.name, 'x')).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
+      await expect(gateway.snapshots.reset(other, mine.name, 'b1')).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
+      await expect(gateway.snapshots.list(other, mine.name)).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
+      // One sandbox is all policy gives bot here: a fork would be a second.
+      await expect(gateway.snapshots.fork(bot, mine.name, 'b1', `t-${t.runId}-bot2`)).rejects.toMatchObject({ code: 'E_POLICY_DENIED' });
+
+      expect((await gateway.exec(bot, mine.name, { cmd: 'rm /workspace/k' })).exitCode).toBe(0);
+      const reset = await gateway.snapshots.reset(bot, mine.name, 'b1');
+      // Still bot's (its label came back with it), in the same run, and the file is back.
+      const back = await gateway.exec(bot, mine.name, { cmd: 'cat /workspace/k' });
+      expect(back.exitCode).toBe(0);
+      expect(ledger.entries({ sandboxId: reset.id, kind: 'sandbox.reset' })[0]!.actor).toBe('bot');
+      expect(ledger.entries({ sandboxId: mine.id, kind: 'snapshot.taken' })[0]!.actor).toBe('bot');
+      await gateway.destroySandbox(bot, mine.name);
+      await gateway.snapshots.remove({ agent: 'user', trusted: true, runKey: null }, mine.name, 'b1');
+      expect(ledger.verify().ok).toBe(true);
+    } finally {
+      gateway.close();
+    }
   });
 });
