@@ -57,14 +57,18 @@ export class SnapshotStore {
   /** A new, empty folder for a tag: a tag already taken is E_CONFLICT (a snapshot is never overwritten). */
   begin(sandbox: string, tag: string): string {
     const dir = this.folder(sandbox, tag);
-    if (existsSync(dir)) {
+    mkdirSync(join(this.dir, sandbox), { recursive: true, mode: 0o700 });
+    try {
+      // Not recursive: of two snapshots of one tag at once, exactly one makes the folder.
+      mkdirSync(dir, { mode: 0o700 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       throw new WardenError(
         'E_CONFLICT',
         `sandbox ${sandbox} already has a snapshot tagged ${tag}`,
         'pick another --tag, or remove that one first',
       );
     }
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
     return dir;
   }
 
