@@ -106,6 +106,8 @@ describe('SnapshotStore', () => {
     expect(store.list('box').map((m) => m.tag)).toEqual(['early']);
     expect(() => store.get('box', 'late')).toThrow(expect.objectContaining({ code: 'E_NOT_FOUND' }));
     expect(store.list('other')).toEqual([]);
+    expect(() => store.begin('..', 'x')).toThrow(expect.objectContaining({ code: 'E_BAD_INPUT' }));
+    expect(() => store.get('box', '../x')).toThrow(expect.objectContaining({ code: 'E_BAD_INPUT' }));
   });
 });
 

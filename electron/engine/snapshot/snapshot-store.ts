@@ -2,11 +2,11 @@
 // (what SnapshotInfo says, plus the spec to recreate the sandbox from) and workspace.tar. Kept by
 // name, so a reset finds them after the sandbox it came from is gone; the image itself is Podman's.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { WardenError } from '../../../shared/errors.js';
 import type { SandboxInfo, SandboxSpec } from '../../../shared/types/sandbox.js';
-import { RUNTIMES } from '../../../shared/types/sandbox.js';
-import type { SnapshotInfo } from '../../../shared/types/snapshot.js';
+import { RUNTIMES, SANDBOX_NAME_PATTERN } from '../../../shared/types/sandbox.js';
+import { SNAPSHOT_TAG_PATTERN, type SnapshotInfo } from '../../../shared/types/snapshot.js';
 
 /** What a reset or fork recreates: the spec as the sandbox was made (its env is in the image's config). */
 export type SnapshotSpec = Omit<SandboxSpec, 'name' | 'image' | 'env'>;
@@ -41,13 +41,16 @@ export class SnapshotStore {
     this.dir = join(home, 'snapshots');
   }
 
+  /** Names and tags become path components: anything but a plain name is refused here too, not only at the doors. */
   folder(sandbox: string, tag: string): string {
+    if (!SANDBOX_NAME_PATTERN.test(sandbox)) throw new WardenError('E_BAD_INPUT', `"${sandbox}" is not a sandbox name`);
+    if (!SNAPSHOT_TAG_PATTERN.test(tag)) throw new WardenError('E_BAD_INPUT', `"${tag}" is not a snapshot tag`);
     return join(this.dir, sandbox, tag);
   }
 
   /** Whether any snapshot (finished or not) was ever kept under this name. */
   has(sandbox: string): boolean {
-    return existsSync(join(this.dir, sandbox));
+    return SANDBOX_NAME_PATTERN.test(sandbox) && existsSync(join(this.dir, sandbox));
   }
 
   archivePath(sandbox: string, tag: string): string {
@@ -57,7 +60,7 @@ export class SnapshotStore {
   /** A new, empty folder for a tag: a tag already taken is E_CONFLICT (a snapshot is never overwritten). */
   begin(sandbox: string, tag: string): string {
     const dir = this.folder(sandbox, tag);
-    mkdirSync(join(this.dir, sandbox), { recursive: true, mode: 0o700 });
+    mkdirSync(dirname(dir), { recursive: true, mode: 0o700 });
     try {
       // Not recursive: of two snapshots of one tag at once, exactly one makes the folder.
       mkdirSync(dir, { mode: 0o700 });
@@ -98,13 +101,14 @@ export class SnapshotStore {
   /** The finished snapshots of a sandbox name, oldest first. */
   list(sandbox: string): SnapshotManifest[] {
     let tags: string[];
+    if (!this.has(sandbox)) return [];
     try {
       tags = readdirSync(join(this.dir, sandbox));
     } catch {
       return [];
     }
     return tags
-      .filter((tag) => existsSync(join(this.folder(sandbox, tag), 'manifest.json')))
+      .filter((tag) => SNAPSHOT_TAG_PATTERN.test(tag) && existsSync(join(this.folder(sandbox, tag), 'manifest.json')))
       .map((tag) => this.get(sandbox, tag))
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
