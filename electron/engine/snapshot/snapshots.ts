@@ -176,10 +176,11 @@ export class Snapshots {
     return infoOf(manifest);
   }
 
-  /** The manifest and its archive, checked against the digest the snapshot recorded. */
-  private load(name: string, tag: string): { manifest: SnapshotManifest; archive: Buffer } {
+  /** The manifest and its archive's path, the archive checked against the digest the snapshot recorded. */
+  private load(name: string, tag: string): { manifest: SnapshotManifest; archive: string } {
     const manifest = this.store.get(name, tag);
-    const archive = archiveDigest(this.store.archivePath(name, tag));
+    const file = this.store.archivePath(name, tag);
+    const archive = archiveDigest(file);
     if (archive.sha256 !== manifest.workspaceSha256) {
       throw new WardenError(
         'E_ENGINE',
@@ -187,17 +188,17 @@ export class Snapshots {
         'it cannot be restored as it was; remove that snapshot',
       );
     }
-    return { manifest, archive: archive.data };
+    return { manifest, archive: file };
   }
 
   /** A sandbox made from the snapshot's image, its workspace restored; removed again if the restore fails. */
-  private async recreate(manifest: SnapshotManifest, archive: Buffer, name: string, spec: SnapshotSpec): Promise<SandboxInfo> {
+  private async recreate(manifest: SnapshotManifest, archive: string, name: string, spec: SnapshotSpec): Promise<SandboxInfo> {
     const image = await this.imageInspect(manifest.imageId);
     const blankLabels = Object.keys(image.Labels ?? {}).filter((k) => k.startsWith('warden.'));
     const info = await this.podman.sandboxes.create({ ...spec, name, image: manifest.image }, { blankLabels });
     // A read-only root without a host workspace cannot have changed /workspace: the image has it as it was.
     if (!(spec.readOnlyRoot && !spec.workspace)) {
-      await restoreWorkspace(this.conn, info.id, archive).catch(async (err: unknown) => {
+      await restoreWorkspace(this.conn, info.id, archive, manifest.workspaceSha256).catch(async (err: unknown) => {
         await this.podman.sandboxes.destroy(info.id).catch(() => undefined);
         throw err;
       });
