@@ -87,8 +87,8 @@ export class Sandboxes {
     );
   }
 
-  /** Creates the sandbox and, unless told not to, starts it. A failed start removes it again. */
   /**
+   * Creates the sandbox and, unless told not to, starts it. A failed start removes it again.
    * `blankLabels`: Warden labels the image carries (a snapshot's image has its sandbox's) that this
    * sandbox must not inherit; Podman copies an image's labels it is not given, so they are set empty.
    */
