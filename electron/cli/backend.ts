@@ -29,6 +29,11 @@ const ROUTE_VERBS = [
   'sandbox.start',
   'sandbox.stop',
   'sandbox.destroy',
+  'sandbox.snapshot',
+  'sandbox.snapshots',
+  'snapshot.remove',
+  'sandbox.reset',
+  'sandbox.fork',
 ] as const;
 type RouteVerb = (typeof ROUTE_VERBS)[number];
 
@@ -115,6 +120,11 @@ function inProcess(engine: WardenEngine): CliBackend {
     'sandbox.start': ({ params }) => engine['sandbox.start']({ ref: params.id }),
     'sandbox.stop': ({ params }) => engine['sandbox.stop']({ ref: params.id }),
     'sandbox.destroy': ({ params }) => engine['sandbox.destroy']({ ref: params.id }),
+    'sandbox.snapshot': ({ params, body }) => engine.snapshots.snapshot(params.id, body?.tag),
+    'sandbox.snapshots': ({ params }) => engine.snapshots.list(params.id),
+    'snapshot.remove': ({ params }) => engine.snapshots.remove(params.id, params.tag),
+    'sandbox.reset': ({ params, body }) => engine.snapshots.reset(params.id, body.to),
+    'sandbox.fork': ({ params, body }) => engine.snapshots.fork(params.id, body.from, body.name),
     lifecycle: (verb, ref) => engine[`sandbox.${verb}`]({ ref }),
     exec: (ref, request, sinks) => engine.execStream(ref, request, sinks),
     attest: (ref, deep) => engine['sandbox.attest']({ ref, deep }),

@@ -18,6 +18,7 @@ import { runnersOf } from './runner/runner-registry.js';
 import { SandboxFiles } from './sandbox-files.js';
 import { createdPayload, NamesUnderWay } from './sandbox-create.js';
 import { WorkspaceChanges } from './diff/workspace-changes.js';
+import { Snapshots } from './snapshot/snapshots.js';
 
 export type { ExecAudit } from './exec-record.js';
 export type { CallRef } from './sandbox-files.js';
@@ -46,8 +47,9 @@ export class WardenEngine implements MethodHandlers {
   private readonly execs: ExecRecorder;
   /** Files in a sandbox's /workspace, each read, write and listing recorded (the gateway's file verbs). */
   readonly files: SandboxFiles;
-  /** Workspace baselines (at create, at a run's start) and diffs against them. */
+  /** Workspace baselines (at create, at a run's start) and diffs (diff/); snapshots, reset and fork (snapshot/). */
   readonly changes: WorkspaceChanges;
+  readonly snapshots: Snapshots;
   /** Set by long-lived doors (app, serve): creates are served from it first. */
   pool: SandboxPool | null = null;
   private readonly naming = new NamesUnderWay();
@@ -61,6 +63,7 @@ export class WardenEngine implements MethodHandlers {
     this.execs = { conn: podman.connection, audit, entry: (id, kind, payload) => this.entry(id, kind, payload) };
     this.files = new SandboxFiles(podman.connection, (id, kind, payload) => this.record(id, kind, payload));
     this.changes = new WorkspaceChanges(podman.connection, podman.options.home);
+    this.snapshots = new Snapshots(podman, audit, this.attestations, () => this.options.actor);
     podman.connection.on('status', (status) => {
       this.events.emit('engine.status', { status });
       this.record(null, status === 'connected' ? 'engine.up' : 'engine.down', { status }).catch((err: Error) =>
@@ -220,10 +223,7 @@ export class WardenEngine implements MethodHandlers {
   /** A background attestation of this sandbox lands before it is paused or removed. */
   private async settleAttestation(ref: string): Promise<void> {
     if (!this.attestations.busy) return;
-    const id = await this.resolveSandbox(ref).then(
-      (s) => s.id,
-      () => null,
-    );
+    const id = (await this.resolveSandbox(ref).catch(() => null))?.id;
     if (id) await this.attestations.settle(id);
   }
 

@@ -30,7 +30,16 @@ class KeptOutput {
 }
 
 /** The verbs an agent's door offers besides exec, each exactly as the route map has it. */
-const VERBS = ['sandbox.list', 'sandbox.create', 'sandbox.destroy', 'files.read', 'files.write', 'files.list'] as const;
+const VERBS = [
+  'sandbox.list',
+  'sandbox.create',
+  'sandbox.destroy',
+  'files.read',
+  'files.write',
+  'files.list',
+  'sandbox.snapshot',
+  'sandbox.reset',
+] as const;
 
 export type AgentApi = AgentVerbs<(typeof VERBS)[number]> & {
   /**
@@ -79,6 +88,8 @@ export function localAgentApi(gateway: Gateway, ctx: AgentContext): AgentApi {
     'files.write': ({ params, query, body }) =>
       gateway.writeFile(ctx, params.id, query.path, Buffer.from(body.buffer, body.byteOffset, body.byteLength)),
     'files.list': ({ params, query }) => gateway.listFiles(ctx, params.id, query?.path),
+    'sandbox.snapshot': ({ params, body }) => gateway.snapshots.snapshot(ctx, params.id, body?.tag),
+    'sandbox.reset': ({ params, body }) => gateway.snapshots.reset(ctx, params.id, body.to),
     async 'sandbox.exec'({ params: { id }, body }, onOutput) {
       const out = new KeptOutput();
       const err = new KeptOutput();

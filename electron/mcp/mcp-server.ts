@@ -194,5 +194,33 @@ export function createMcpServer(api: AgentApi, version = '0.1.0'): McpServer {
       return text(`destroyed ${gone.name}`);
     }),
   );
+
+  const tag = z.string().min(1).max(64).describe('snapshot tag (letters, digits, _ . -)');
+  server.registerTool(
+    'snapshot',
+    {
+      description: 'Save the sandbox (root filesystem changes and /workspace) under a tag, to reset to later.',
+      inputSchema: { sandbox, tag: tag.optional() },
+    },
+    (args) =>
+      guarded(async () => {
+        const s = await api['sandbox.snapshot']({ params: { id: args.sandbox }, body: args.tag ? { tag: args.tag } : {} });
+        return text(
+          `snapshot ${s.tag} of ${s.sandbox}: image ${s.imageId.slice(0, 12)} (${s.rootBytes} bytes), workspace ${s.workspaceBytes} bytes sha256 ${s.workspaceSha256}`,
+        );
+      }),
+  );
+  server.registerTool(
+    'reset',
+    {
+      description: 'Put the sandbox back to a snapshot: the same name, its files as they were (running processes are not kept).',
+      inputSchema: { sandbox, to: tag },
+    },
+    (args) =>
+      guarded(async () => {
+        const info = await api['sandbox.reset']({ params: { id: args.sandbox }, body: { to: args.to } });
+        return text(`reset ${info.name} to ${args.to}`);
+      }),
+  );
   return server;
 }

@@ -43,7 +43,17 @@ afterAll(async () => {
 describe('warden mcp', () => {
   it('lists the tools a coding agent expects', async () => {
     const names = (await client.listTools()).tools.map((x) => x.name).sort();
-    expect(names).toEqual(['create_sandbox', 'destroy_sandbox', 'exec', 'list_files', 'list_sandboxes', 'read_file', 'write_file']);
+    expect(names).toEqual([
+      'create_sandbox',
+      'destroy_sandbox',
+      'exec',
+      'list_files',
+      'list_sandboxes',
+      'read_file',
+      'reset',
+      'snapshot',
+      'write_file',
+    ]);
   });
 
   it('does a coding task end to end, with progress, through the gateway', async () => {

@@ -6,6 +6,7 @@ import { WardenError } from '../../shared/errors.js';
 import { bearerToken, checkHostAndOrigin } from './http-guard.js';
 import { clientErrorAnswer, sendError } from './http-errors.js';
 import { registerAgentRoutes } from './routes-agent.js';
+import { registerSnapshotRoutes } from './routes-snapshot.js';
 import { registerRunRoutes } from './routes-runs.js';
 import { registerWebShell } from './web-shell/index.js';
 import type { ServerDeps } from './server-deps.js';
@@ -70,6 +71,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   registerRoute(app, 'health', async () => ({ ok: true }));
   registerRoute(app, 'whoami', async (_in, req) => ({ agent: req.caller!.agent, role: req.caller!.role }));
   registerAgentRoutes(app, deps);
+  registerSnapshotRoutes(app, deps);
   registerRunRoutes(app, deps);
   await registerWebShell(app, deps);
   return app;

@@ -25,11 +25,13 @@ import {
 } from '../types/run.js';
 import type { WorkspaceDiff } from '../types/diff.js';
 import { SandboxRefSchema, SandboxSpecSchema, type SandboxInfo, type SandboxSpecInput } from '../types/sandbox.js';
+import { ForkRequestSchema, ResetRequestSchema, SnapshotRequestSchema, SnapshotTagSchema, type SnapshotInfo } from '../types/snapshot.js';
 
 /** Path parameters; each is parsed on its own and a failure is named by its description. */
 const SandboxParams = z.object({ id: SandboxRefSchema.describe('sandbox id') }).strict();
 const RunParams = z.object({ run: z.string() }).strict();
 const ApprovalParams = z.object({ id: z.string() }).strict();
+const SnapshotParams = z.object({ id: SandboxRefSchema.describe('sandbox id'), tag: SnapshotTagSchema.describe('snapshot tag') }).strict();
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 /** How a route answers: `{result}` JSON (the default), raw bytes, NDJSON lines of `response`, or a WebSocket of them. */
@@ -118,6 +120,43 @@ export const AgentRoutes = {
     query: FileQuerySchema,
     body: 'bytes',
     response: answer<FileWritten>(),
+  },
+
+  /** Snapshots of a sandbox (engine/snapshot/): root filesystem changes as an image, /workspace as an archive. */
+  'sandbox.snapshot': {
+    method: 'POST',
+    path: '/v1/sandboxes/:id/snapshots',
+    params: SandboxParams,
+    body: SnapshotRequestSchema.default({}),
+    bodyName: 'snapshot',
+    status: 201,
+    response: answer<SnapshotInfo>(),
+  },
+  'sandbox.snapshots': { method: 'GET', path: '/v1/sandboxes/:id/snapshots', params: SandboxParams, response: answer<SnapshotInfo[]>() },
+  'snapshot.remove': {
+    method: 'DELETE',
+    path: '/v1/sandboxes/:id/snapshots/:tag',
+    params: SnapshotParams,
+    response: answer<SnapshotInfo>(),
+  },
+  /** The same name, recreated from the snapshot (a new id). */
+  'sandbox.reset': {
+    method: 'POST',
+    path: '/v1/sandboxes/:id/reset',
+    params: SandboxParams,
+    body: ResetRequestSchema,
+    bodyName: 'reset',
+    response: answer<SandboxInfo>(),
+  },
+  /** A new sandbox from a snapshot, beside the original; counts against create.maxSandboxes. */
+  'sandbox.fork': {
+    method: 'POST',
+    path: '/v1/sandboxes/:id/fork',
+    params: SandboxParams,
+    body: ForkRequestSchema,
+    bodyName: 'fork',
+    status: 201,
+    response: answer<SandboxInfo>(),
   },
 
   /** An agent sees only its own runs. */

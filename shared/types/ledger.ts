@@ -236,3 +236,14 @@ export interface LedgerExportResult {
   html: string;
   entries: number;
 }
+
+// ---- snapshots (engine/snapshot/) ----
+
+/**
+ * The ledger kinds of snapshots. Each payload names the sandbox and tag and carries the digests of
+ * what was saved or restored: the image id of the root filesystem's changes and the sha256 of the
+ * /workspace archive (`snapshot.taken` also their sizes; `sandbox.reset` and `sandbox.forked` the
+ * container they came from, and come after a `sandbox.created` of the new container).
+ */
+export const SNAPSHOT_LEDGER_KINDS = ['snapshot.taken', 'snapshot.removed', 'sandbox.reset', 'sandbox.forked'] as const;
+export type SnapshotLedgerKind = (typeof SNAPSHOT_LEDGER_KINDS)[number];

@@ -13,6 +13,11 @@ export const TOOL_NAMES = [
   'file.read',
   'file.write',
   'file.list',
+  // Snapshots (engine/snapshot/): take, remove, reset to one, fork a new sandbox from one.
+  'sandbox.snapshot',
+  'snapshot.remove',
+  'sandbox.reset',
+  'sandbox.fork',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 

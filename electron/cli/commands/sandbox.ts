@@ -8,6 +8,7 @@ import { collectPairs, pairsToRecord, parseIntegerOption, parseNumberOption } fr
 import { formatSandboxTable } from '../sandbox-table.js';
 import { formatAttestation } from '../attestation-format.js';
 import { resolve } from 'node:path';
+import { registerSnapshotCommands } from './snapshot.js';
 
 /** What every sandbox action needs, loaded when one runs. */
 async function load() {
@@ -173,4 +174,6 @@ export function registerSandbox(program: Command): void {
         printResult(!!o.json, { removed: gone }, (r) => `removed ${r.removed.name}\n`);
       }),
     );
+
+  registerSnapshotCommands(sandbox);
 }

@@ -27,6 +27,7 @@ import { effectivePolicy, type EffectivePolicy } from './policy-load.js';
 import type { RunArchive } from './run-archive.js';
 import { RunStore, type Run } from './runs.js';
 import { madeBy, SandboxAccess } from './sandbox-access.js';
+import { SnapshotVerbs } from './snapshot-verbs.js';
 
 export type { AgentContext } from './call-spec.js';
 export { AGENT_LABEL } from './sandbox-access.js';
@@ -56,6 +57,8 @@ export class Gateway implements GatewayMethodHandlers {
   private readonly sweeper: NodeJS.Timeout;
   policy: Policy;
   readonly policySource: string | null;
+  /** Snapshot, list, remove, reset and fork (snapshot-verbs.ts). */
+  readonly snapshots: SnapshotVerbs;
 
   constructor(
     readonly engine: WardenEngine,
@@ -70,6 +73,15 @@ export class Gateway implements GatewayMethodHandlers {
     this.approvals = new Approvals(engine.events);
     this.runner = new CallRunner(this.runs, this.approvals, audit, this.limits);
     this.access = new SandboxAccess(engine, audit, () => this.policy);
+    this.snapshots = new SnapshotVerbs({
+      engine,
+      runs: this.runs,
+      access: this.access,
+      limits: this.limits,
+      policy: () => this.policy,
+      onSandbox: (ctx, ref, tool, args, spec) => this.onSandbox(ctx, ref, tool, args, spec),
+      sandbox: (ctx, ref, tool) => this.sandbox(ctx, ref, tool),
+    });
     // Idle runs end even when no call comes to notice them.
     this.sweeper = setInterval(() => this.runs.sweep(), SWEEP_MS);
     this.sweeper.unref();

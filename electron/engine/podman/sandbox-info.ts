@@ -74,7 +74,8 @@ function fromLabels(labels: Record<string, string>) {
   return {
     runtime: labels[LABEL.runtime] ?? 'unknown',
     network: (labels[LABEL.network] === 'nat' ? 'nat' : 'none') as NetworkMode,
-    workspace: labels[LABEL.workspace] ?? null,
+    // Empty: blanked on a sandbox made from a snapshot of one with a host workspace (snapshot/).
+    workspace: labels[LABEL.workspace] || null,
     expiresAt: labels[LABEL.expiresAt] ?? null,
     limits: {
       memoryBytes: num(LABEL.memory, 0),

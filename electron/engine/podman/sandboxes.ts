@@ -87,8 +87,12 @@ export class Sandboxes {
     );
   }
 
-  /** Creates the sandbox and, unless told not to, starts it. A failed start removes it again. */
-  async create(spec: SandboxSpec, opts: { start?: boolean; poolKey?: string } = {}): Promise<SandboxInfo> {
+  /**
+   * Creates the sandbox and, unless told not to, starts it. A failed start removes it again.
+   * `blankLabels`: Warden labels the image carries (a snapshot's image has its sandbox's) that this
+   * sandbox must not inherit; Podman copies an image's labels it is not given, so they are set empty.
+   */
+  async create(spec: SandboxSpec, opts: { start?: boolean; poolKey?: string; blankLabels?: string[] } = {}): Promise<SandboxInfo> {
     validateSpec(spec, opts.poolKey !== undefined);
     const image = spec.image ?? this.options.defaultImage;
     const runtime = chooseRuntime(this.conn, spec.runtime);
@@ -110,6 +114,7 @@ export class Sandboxes {
     // No separate image check: the create call says so itself, and a round trip is saved.
     const generator = buildSpecGenerator(spec, resolved, ctx);
     generator.labels = {
+      ...Object.fromEntries((opts.blankLabels ?? []).map((key) => [key, ''])),
       ...(generator.labels as Record<string, string>),
       [LABEL.home]: this.options.homeId,
       ...(opts.poolKey ? { [LABEL.pool]: opts.poolKey } : {}),

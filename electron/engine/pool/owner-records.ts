@@ -67,12 +67,13 @@ export class OwnerRecords {
 
   /** Still waiting in the warm pool: no one's yet, so no door may see or touch it. */
   waiting(id: string, labels: Record<string, string> | null): boolean {
-    return labels?.[LABEL.pool] !== undefined && this.get(id) === null;
+    // An empty key is a pooled sandbox's label blanked on a sandbox made from its snapshot (snapshot/).
+    return !!labels?.[LABEL.pool] && this.get(id) === null;
   }
 
   /** A claimed pool sandbox as its owner sees it; any other sandbox unchanged. */
   view(info: SandboxInfo, labels: Record<string, string> | null): SandboxInfo {
-    const owner = labels?.[LABEL.pool] === undefined ? null : this.get(info.id);
+    const owner = labels?.[LABEL.pool] ? this.get(info.id) : null;
     return owner ? withOwner(info, owner) : info;
   }
 

@@ -15,7 +15,10 @@ export interface PoolContainer {
 export async function listPoolContainers(conn: PodmanConnection, homeId: string): Promise<PoolContainer[]> {
   const filters = encodeURIComponent(JSON.stringify({ label: [MANAGED_FILTER, LABEL.pool] }));
   const entries = await conn.libpod<LibpodListEntry[]>('GET', `/containers/json?all=true&filters=${filters}`, undefined, 'pool list');
-  return entries
-    .filter((e) => e.Labels?.[LABEL.home] === homeId && isThisHome(e.Labels, homeId))
-    .map((e) => ({ key: e.Labels![LABEL.pool]!, info: infoFromListEntry(e) }));
+  return (
+    entries
+      // An empty key is no pool's: the label blanked on a sandbox made from a pooled one's snapshot.
+      .filter((e) => e.Labels?.[LABEL.home] === homeId && isThisHome(e.Labels, homeId) && !!e.Labels[LABEL.pool])
+      .map((e) => ({ key: e.Labels![LABEL.pool]!, info: infoFromListEntry(e) }))
+  );
 }

@@ -1,0 +1,124 @@
+// Snapshots for agents: snapshot, list, remove, reset and fork, each on a sandbox the agent may act on
+// (with access "own", only its own; any other is "not found" as everywhere else), filed into its run
+// and recorded like the lifecycle verbs. A fork is a new sandbox of the agent's, so it counts against
+// create.maxSandboxes under the agent's create lock, as a create does.
+import { WardenError } from '../../../shared/errors.js';
+import type { ToolName } from '../../../shared/types/run.js';
+import type { SandboxInfo } from '../../../shared/types/sandbox.js';
+import type { SnapshotInfo } from '../../../shared/types/snapshot.js';
+import type { Policy } from '../../../shared/types/policy.js';
+import type { WardenEngine } from '../engine.js';
+import type { AgentLimits } from './agent-limits.js';
+import type { AgentContext, PolicyVerdict, SandboxCall } from './call-spec.js';
+import { GatewayDenial } from './denial.js';
+import type { EffectivePolicy } from './policy-load.js';
+import type { Run, RunStore } from './runs.js';
+import type { SandboxAccess } from './sandbox-access.js';
+
+type OnSandbox = <T>(
+  ctx: AgentContext,
+  ref: string,
+  tool: ToolName,
+  runArgs: Record<string, unknown>,
+  spec: (info: SandboxInfo, run: Run, policy: EffectivePolicy) => SandboxCall<T>,
+) => Promise<{ value: T; run: Run; info: SandboxInfo }>;
+
+export interface SnapshotVerbDeps {
+  engine: WardenEngine;
+  runs: RunStore;
+  access: SandboxAccess;
+  limits: AgentLimits;
+  policy: () => Policy;
+  onSandbox: OnSandbox;
+  /** The sandbox, if the caller may act on it (no run: a read). */
+  sandbox: (ctx: AgentContext, ref: string, tool: ToolName) => Promise<SandboxInfo>;
+}
+
+const allowed = (tool: ToolName, summary: string): PolicyVerdict => ({
+  action: 'allow',
+  source: 'lifecycle',
+  reason: `${tool} of a sandbox the agent may act on`,
+  scope: tool,
+  summary,
+});
+
+export class SnapshotVerbs {
+  constructor(private readonly d: SnapshotVerbDeps) {}
+
+  private async call<T>(
+    ctx: AgentContext,
+    ref: string,
+    tool: ToolName,
+    args: Record<string, unknown>,
+    body: (info: SandboxInfo) => Promise<T>,
+  ) {
+    return this.d.onSandbox<T>(ctx, ref, tool, { ref, ...args }, (info) => ({
+      args: { ref, sandboxId: info.id, ...args },
+      verdict: () => allowed(tool, `${tool} ${info.name} ${Object.values(args).join(' ')}`.trim()),
+      body: () => body(info),
+      settle: () => true,
+    }));
+  }
+
+  async snapshot(ctx: AgentContext, ref: string, tag: string | undefined): Promise<SnapshotInfo> {
+    const { value } = await this.call(ctx, ref, 'sandbox.snapshot', tag ? { tag } : {}, (info) =>
+      this.d.engine.snapshots.snapshot(info.id, tag, ctx.agent),
+    );
+    return value;
+  }
+
+  /**
+   * The user may name a sandbox that is gone but left snapshots (they are kept by name): there is no
+   * sandbox to file the call under, so the engine does it directly (and records it as ever). Agents
+   * act only on sandboxes that are there.
+   */
+  private async gone(ctx: AgentContext, ref: string): Promise<boolean> {
+    if (!ctx.trusted || !this.d.engine.snapshots.store.has(ref)) return false;
+    return this.d.engine.resolveSandbox(ref).then(
+      () => false,
+      (err: unknown) => err instanceof WardenError && err.code === 'E_NOT_FOUND',
+    );
+  }
+
+  async list(ctx: AgentContext, ref: string): Promise<SnapshotInfo[]> {
+    if (await this.gone(ctx, ref)) return this.d.engine.snapshots.list(ref);
+    const info = await this.d.sandbox(ctx, ref, 'sandbox.inspect');
+    return this.d.engine.snapshots.list(info.name);
+  }
+
+  async remove(ctx: AgentContext, ref: string, tag: string): Promise<SnapshotInfo> {
+    if (await this.gone(ctx, ref)) return this.d.engine.snapshots.remove(ref, tag);
+    const { value } = await this.call(ctx, ref, 'snapshot.remove', { tag }, (info) => this.d.engine.snapshots.remove(info.name, tag));
+    return value;
+  }
+
+  /** The sandbox comes back under the same name with a new id: the run follows it there. */
+  async reset(ctx: AgentContext, ref: string, to: string): Promise<SandboxInfo> {
+    if (await this.gone(ctx, ref)) return this.d.engine.snapshots.reset(ref, to);
+    const { value, run } = await this.call(ctx, ref, 'sandbox.reset', { to }, (info) => this.d.engine.snapshots.reset(info.name, to));
+    this.d.access.forget();
+    if (run.sandboxId !== value.id) this.d.runs.bind(run, { id: value.id, name: value.name });
+    return value;
+  }
+
+  async fork(ctx: AgentContext, ref: string, from: string, name: string): Promise<SandboxInfo> {
+    const fork = async () => {
+      const owned = ctx.trusted ? 0 : await this.d.access.countOwn(ctx.agent);
+      const { value } = await this.d.onSandbox<SandboxInfo>(ctx, ref, 'sandbox.fork', { ref, from, name }, (info) => ({
+        args: { ref, sandboxId: info.id, from, name },
+        verdict: () => {
+          if (!ctx.trusted && owned >= this.d.policy().create.maxSandboxes) throw GatewayDenial.tooManySandboxes(ctx.agent, owned);
+          return allowed('sandbox.fork', `fork ${info.name} from ${from} as ${name}`);
+        },
+        body: () => this.d.engine.snapshots.fork(info.name, from, name),
+        settle: (call, forked) => {
+          call.args = { ...call.args, forkId: forked.id };
+          return true;
+        },
+      }));
+      this.d.access.forget();
+      return value;
+    };
+    return ctx.trusted ? fork() : this.d.limits.underCreateLock(ctx.agent, fork);
+  }
+}
