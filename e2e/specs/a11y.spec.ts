@@ -33,7 +33,7 @@ test('every view passes axe at 1280×800', async ({ app, serve, runId }) => {
   await agent.exec(box.id, ['sh', '-c', 'echo checked']);
   const row = app.sandboxes.row(box.name);
   await expect(row).toHaveAttribute('data-state', 'running');
-  await expect(row.getByTestId('cpu-spark')).not.toHaveText('–');
+  await expect(row.getByTestId('cpu-spark')).not.toHaveText('–', { timeout: 60_000 }); // the first stats sample
   await expectAccessible(app, 'sandboxes');
 
   await page.getByRole('button', { name: 'New sandbox' }).click();

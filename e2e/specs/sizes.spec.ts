@@ -6,6 +6,7 @@ import type { Page } from '@playwright/test';
 import { test, expect } from '../fixtures/test.js';
 import { HttpAgent } from '../fixtures/agent.js';
 import { TEST_LABEL_KEY } from '../fixtures/podman.js';
+import { ASK_ARG_PREFIX } from '../fixtures/policy.js';
 import { checkLayout } from '../fixtures/layout-check.js';
 import type { AppPage } from '../pages/app-page.js';
 import { RunsPage } from '../pages/runs-page.js';
@@ -43,7 +44,7 @@ test('every view at 1024×640, 1280×800, 1920×1080 and 2560×1440', async ({ a
   await agent.exec(box.id, ['sh', '-c', 'echo sized']);
   const row = app.sandboxes.row(box.name);
   await expect(row).toHaveAttribute('data-state', 'running');
-  await expect(row.getByTestId('cpu-spark')).not.toHaveText('–');
+  await expect(row.getByTestId('cpu-spark')).not.toHaveText('–', { timeout: 60_000 }); // the first stats sample
 
   for (const size of SIZES) {
     await page.setViewportSize(size);
@@ -93,4 +94,25 @@ test('every view at 1024×640, 1280×800, 1920×1080 and 2560×1440', async ({ a
     await expectSound(app, 'export-dialog', size);
     await escapeDialog(page, 'export-dialog');
   }
+
+  // Three asks waiting on the smallest window: the strip takes part of it, and the call each one asks
+  // about stays in sight in the run's timeline under it.
+  const small = SIZES[0]!;
+  await page.setViewportSize(small);
+  const asks = ['one', 'two', 'three'].map((n) => agent.exec(box.id, ['echo', `${ASK_ARG_PREFIX}${n}`]));
+  await runs.open();
+  await expect(runs.approvalsPanel.getByTestId('approval')).toHaveCount(3);
+  await expect(runs.calls()).toHaveCount(5);
+  const strip = (await runs.approvalsPanel.boundingBox())!;
+  expect(strip.height, 'the approvals strip leaves most of the window to the view').toBeLessThanOrEqual(small.height / 2);
+  const waiting = runs.calls().last();
+  await expect(waiting, 'the waiting call is in sight').toBeInViewport({ ratio: 0.6 });
+  expect((await waiting.boundingBox())!.y, 'the waiting call is below the strip').toBeGreaterThanOrEqual(strip.y + strip.height);
+  await expectSound(app, 'approvals', small);
+  const prompts = runs.approvalsPanel.getByTestId('approval');
+  for (let left = 2; left >= 0; left--) {
+    await prompts.first().getByTestId('approval-deny').click();
+    await expect(prompts).toHaveCount(left);
+  }
+  for (const answer of await Promise.all(asks)) expect(answer.error?.code).toBe('E_POLICY_DENIED');
 });

@@ -1,5 +1,6 @@
 // One sandbox: its resources live and a shell in it first (the terminal starts on screen at every
-// window size, right under a graph strip that folds away), then its runs, what it is, its attestation.
+// window size, right under a graph strip that folds away), then its runs, what it is, its attestation
+// (under the terminal, or beside it on a wide screen).
 import { useState } from 'react';
 import type { SandboxInfo } from '../../../../shared/types/sandbox.js';
 import { formatByteSize } from '../../../../shared/types/units.js';
@@ -87,16 +88,21 @@ export function SandboxDetail({ id }: { id: string }) {
       <div id="detail-graphs" className="graph-strip" hidden={!graphs}>
         <ResourceGraphs sandboxId={sandbox.id} />
       </div>
-      {running ? (
-        <TerminalView key={sandbox.startedAt ?? ''} sandboxId={sandbox.id} />
-      ) : (
-        <div className="terminal-pane empty" data-testid="terminal-off">
-          <p>The sandbox is {sandbox.state}: start it to open a shell.</p>
+      {/* From 1800 px the facts stand beside the terminal instead of under it. */}
+      <div className="detail-body">
+        {running ? (
+          <TerminalView key={sandbox.startedAt ?? ''} sandboxId={sandbox.id} />
+        ) : (
+          <div className="terminal-pane empty" data-testid="terminal-off">
+            <p>The sandbox is {sandbox.state}: start it to open a shell.</p>
+          </div>
+        )}
+        <div className="detail-side">
+          <SandboxRuns sandboxId={sandbox.id} />
+          <Facts sandbox={sandbox} />
+          <AttestationPanel sandboxId={sandbox.id} running={running} />
         </div>
-      )}
-      <SandboxRuns sandboxId={sandbox.id} />
-      <Facts sandbox={sandbox} />
-      <AttestationPanel sandboxId={sandbox.id} running={running} />
+      </div>
     </section>
   );
 }
