@@ -45,7 +45,14 @@ export function DestroyDialog({ id }: { id: string }) {
         <button type="button" className="btn" onClick={close}>
           Keep it
         </button>
-        <button type="button" className="btn danger" disabled={busy} onClick={() => void confirm()} data-testid="confirm-destroy">
+        <button
+          type="button"
+          className="btn danger"
+          disabled={busy}
+          onClick={() => void confirm()}
+          data-testid="confirm-destroy"
+          title={`Destroy ${sandbox.name}`}
+        >
           {busy ? 'Destroying…' : `Destroy ${sandbox.name}`}
         </button>
       </div>
