@@ -13,6 +13,7 @@ import { TierBadge } from './TierBadge.js';
 import { Uptime } from './Uptime.js';
 import { CurrentRun } from './CurrentRun.js';
 import { useRovingRows } from '../../lib/roving-rows.js';
+import './sandbox-list.css';
 
 const SandboxRow = memo(function SandboxRow({ sandbox }: { sandbox: SandboxInfo }) {
   const busy = useStore((s) => s.busy[sandbox.id]);
