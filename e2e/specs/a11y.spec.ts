@@ -2,6 +2,7 @@
 // over the sandbox list, the dialogs, the sandbox detail, Runs and the Ledger, with one sandbox an
 // agent made and ran a command in. Serious and critical findings fail; the rest are printed.
 import AxeBuilder from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
 import { test, expect } from '../fixtures/test.js';
 import { HttpAgent } from '../fixtures/agent.js';
 import { TEST_LABEL_KEY } from '../fixtures/podman.js';
@@ -9,12 +10,9 @@ import type { AppPage } from '../pages/app-page.js';
 import { RunsPage } from '../pages/runs-page.js';
 import { LedgerPage } from '../pages/ledger-page.js';
 
-async function expectAccessible(app: AppPage, view: string): Promise<void> {
+async function expectAccessible(app: AppPage, view: string, page: Page = app.page): Promise<void> {
   // The terminal's rows are xterm's own rendering, not ours to label.
-  const result = await new AxeBuilder({ page: app.page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-    .exclude('.xterm')
-    .analyze();
+  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).exclude('.xterm').analyze();
   const blocking = result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
@@ -24,8 +22,16 @@ async function expectAccessible(app: AppPage, view: string): Promise<void> {
   expect.soft(blocking, `${view}: serious or critical accessibility violations`).toEqual([]);
 }
 
-test('every view passes axe at 1280×800', async ({ app, serve, runId }) => {
+test('every view passes axe at 1280×800', async ({ app, serve, runId, browser }) => {
   const page = app.page;
+  // The sign-in page, as a browser without the session cookie sees it.
+  const elsewhere = await browser.newContext();
+  const stranger = await elsewhere.newPage();
+  await stranger.goto(serve.url);
+  await expect(stranger.getByTestId('login-view')).toBeVisible();
+  await expectAccessible(app, 'sign-in', stranger);
+  await elsewhere.close();
+
   const runs = new RunsPage(page);
   const ledger = new LedgerPage(page);
   const agent = HttpAgent.create(serve, `${runId}-a11y-agent`);

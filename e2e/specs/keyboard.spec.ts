@@ -59,23 +59,25 @@ test('create, open and destroy a sandbox with the keyboard alone; arrows move th
   await page.keyboard.press('End');
   await page.keyboard.press('Home');
   expect(await page.evaluate(`document.activeElement.getAttribute('data-name')`)).toBe(name);
+  await app.screenshot('keyboard-row-focus');
   await page.keyboard.press('Enter');
   await expect(app.detail.root).toBeVisible();
 
+  // Focus was nowhere, so the shell takes it when it opens; it takes Tab too, and Ctrl+Shift+↑ leaves
+  // it for the control before it: the sandbox's Destroy button.
+  const shell = app.detail.terminal.locator('.xterm-helper-textarea');
+  await expect(app.detail.terminalStatus).toHaveText('connected');
+  await expect(shell).toBeFocused();
+  await page.keyboard.press('Tab');
+  await expect(shell).toBeFocused();
+  await page.keyboard.press('Control+Shift+ArrowUp');
+  expect(await focused(page)).toMatchObject({ name: `Destroy ${name}`, ring: true });
+
   // Destroy: Escape first (focus comes back), then for real.
-  await tabTo(page, `Destroy ${name}`);
   await page.keyboard.press('Enter');
   await expect(app.sandboxes.destroyDialog).toBeVisible();
   await page.keyboard.press('Escape');
   await expect(app.sandboxes.destroyDialog).toHaveCount(0);
-  expect((await focused(page)).name).toBe(`Destroy ${name}`);
-  // Into the shell (which takes Tab itself) and out again with Ctrl+Shift+↑.
-  await expect(app.detail.terminalStatus).toHaveText('connected');
-  await page.keyboard.press('Tab');
-  await expect(app.detail.terminal.locator('.xterm-helper-textarea')).toBeFocused();
-  await page.keyboard.press('Tab');
-  await expect(app.detail.terminal.locator('.xterm-helper-textarea')).toBeFocused();
-  await page.keyboard.press('Control+Shift+ArrowUp');
   expect((await focused(page)).name).toBe(`Destroy ${name}`);
   await page.keyboard.press('Enter');
   await expect(app.sandboxes.destroyDialog).toBeVisible();
@@ -97,6 +99,7 @@ test('create, open and destroy a sandbox with the keyboard alone; arrows move th
   await expect(rows.first()).toBeFocused();
   await page.keyboard.press('ArrowDown');
   await expect(rows.nth(1)).toBeFocused();
+  await app.screenshot('keyboard-ledger-focus');
   await page.keyboard.press('Enter');
   await expect(page.getByTestId('ledger-details')).toHaveAttribute('data-seq', (await rows.nth(1).getAttribute('data-seq'))!);
   await page.keyboard.press('ArrowUp');

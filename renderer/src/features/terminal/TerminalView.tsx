@@ -128,7 +128,10 @@ export function TerminalView({ sandboxId }: { sandboxId: string }) {
           }),
         );
         setStatus({ kind: 'open' });
-        term.focus();
+        // Ready to type in, unless the person has meanwhile put focus somewhere (a keyboard user
+        // tabbing to the sandbox's buttons must not have it pulled away).
+        const at = document.activeElement;
+        if (!at || at === document.body) term.focus();
       },
       (err: unknown) => setStatus({ kind: 'failed', error: toErrorInfo(err) }),
     );
