@@ -73,6 +73,14 @@ test('every view at 1024×640, 1280×800, 1920×1080 and 2560×1440', async ({ a
     expect(terminal, 'the terminal is shown').not.toBeNull();
     expect.soft(terminal!.y + 120, 'the terminal starts within the window').toBeLessThanOrEqual(size.height);
     await expectSound(app, 'detail', size);
+    if (size === SIZES[0]) {
+      // Folding the graph strip gives the terminal the room; unfolding brings the graphs back.
+      await page.getByTestId('toggle-graphs').click();
+      await expect(page.getByTestId('chart-cpu')).toBeHidden();
+      expect((await page.getByTestId('terminal').boundingBox())!.y).toBeLessThan(terminal!.y);
+      await page.getByTestId('toggle-graphs').click();
+      await expect(page.getByTestId('chart-cpu')).toBeVisible();
+    }
 
     await runs.open();
     await runs.select(agent.name);
