@@ -41,7 +41,7 @@ export class AppPage {
     await this.page.getByTestId(`nav-${view}`).click();
   }
 
-  /** Saves a 1280×800 screenshot of the current view to e2e/screenshots/NAME.png. */
+  /** Saves a screenshot of the current view, at the page's size, to e2e/screenshots/NAME.png (NAME may hold a folder). */
   async screenshot(name: string): Promise<void> {
     await this.page.screenshot({ path: resolve(SCREENSHOTS, `${name}.png`) });
   }

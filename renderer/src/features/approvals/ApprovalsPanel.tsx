@@ -64,7 +64,7 @@ function ApprovalCard({ approval, now }: { approval: PendingApproval; now: numbe
         ?
       </span>
       <div className="approval-text">
-        <div id={titleId} className="approval-title">
+        <div id={titleId} className="approval-title" title={`${approval.agent}${sandbox ? ` in ${sandbox}` : ''} asks:`}>
           <b>{approval.agent}</b>
           {sandbox ? (
             <>
@@ -87,7 +87,7 @@ function ApprovalCard({ approval, now }: { approval: PendingApproval; now: numbe
             ))}
           </ul>
         ) : null}
-        <div className="approval-reason small muted" data-testid="approval-reason">
+        <div className="approval-reason small muted" data-testid="approval-reason" title={approval.reason}>
           {approval.reason}
         </div>
       </div>

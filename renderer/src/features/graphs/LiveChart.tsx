@@ -47,8 +47,8 @@ export function LiveChart({ sandboxId, title, lines, format, range, headline, te
     const toData = (s: Series | undefined): uPlot.AlignedData =>
       s ? [s.time, ...specs.map((l) => l.pick(s))] : [[], ...specs.map(() => [])];
     const opts: uPlot.Options = {
-      width: Math.max(200, el.clientWidth),
-      height: Math.max(120, el.clientHeight),
+      width: Math.max(120, el.clientWidth),
+      height: Math.max(80, el.clientHeight),
       legend: { show: true, live: false },
       cursor: { drag: { x: false, y: false }, points: { show: false } },
       scales: {
@@ -87,7 +87,7 @@ export function LiveChart({ sandboxId, title, lines, format, range, headline, te
     });
     const resize = new ResizeObserver(() => {
       const legend = (el.querySelector('.u-legend') as HTMLElement | null)?.offsetHeight ?? 0;
-      chart.setSize({ width: Math.max(200, el.clientWidth), height: Math.max(100, el.clientHeight - legend) });
+      chart.setSize({ width: Math.max(120, el.clientWidth), height: Math.max(60, el.clientHeight - legend) });
     });
     resize.observe(el);
     return () => {

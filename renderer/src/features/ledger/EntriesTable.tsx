@@ -5,6 +5,7 @@ import type { LedgerEntry } from '../../../../shared/types/ledger.js';
 import { useStore } from '../../store/index.js';
 import { hasLedgerFilters } from '../../store/ledger-slice.js';
 import type { LedgerController } from '../../live/ledger-controller.js';
+import { useRovingRows } from '../../lib/roving-rows.js';
 import { formatCount, formatTime, payloadJson, shortHash, summarizePayload } from './ledger-format.js';
 
 function runOf(e: LedgerEntry): string | null {
@@ -70,8 +71,6 @@ const Row = memo(function Row({ entry, open, bad }: { entry: LedgerEntry; open: 
         data-seq={entry.seq}
         data-kind={entry.kind}
         data-bad={bad ? 'true' : undefined}
-        aria-expanded={open}
-        tabIndex={0}
         onClick={click}
         onKeyDown={(e) => {
           if (e.key === 'Enter' || e.key === ' ') {
@@ -80,15 +79,21 @@ const Row = memo(function Row({ entry, open, bad }: { entry: LedgerEntry; open: 
           }
         }}
       >
-        <td className="mono seq">{entry.seq}</td>
+        <td className="mono seq">
+          {/* A row of a table cannot carry aria-expanded: this disclosure says it (the row's Enter and click toggle). */}
+          <button type="button" className="disclosure" tabIndex={-1} aria-expanded={open} aria-label={`Entry ${entry.seq} details`}>
+            {open ? '▾' : '▸'}
+          </button>
+          {entry.seq}
+        </td>
         <td className="mono" title={entry.time}>
           {formatTime(entry.time)}
         </td>
         <td title={entry.actor}>{entry.actor}</td>
-        <td className="mono" title={entry.sandboxId ?? ''}>
+        <td className="mono" title={entry.sandboxId ? (sandboxName ? `${sandboxName} (${entry.sandboxId})` : entry.sandboxId) : ''}>
           {entry.sandboxId ? (sandboxName ?? shortHash(entry.sandboxId, 12)) : <span className="muted">–</span>}
         </td>
-        <td>
+        <td title={entry.kind}>
           <span className={`kind kind-${entry.kind.split('.')[0]}`}>{entry.kind}</span>
         </td>
         <td className="summary" title={summary}>
@@ -111,6 +116,7 @@ export function EntriesTable({ ctl }: { ctl: LedgerController }) {
   const filtered = useStore((s) => hasLedgerFilters(s.ledgerFilters));
   const scroller = useRef<HTMLDivElement>(null);
   const sentinel = useRef<HTMLDivElement>(null);
+  const roving = useRovingRows<HTMLTableSectionElement>('tr[data-testid="ledger-row"]');
 
   // Infinite scroll: the next older page when the end of the list comes into view.
   useEffect(() => {
@@ -165,7 +171,7 @@ export function EntriesTable({ ctl }: { ctl: LedgerController }) {
             <th>Payload</th>
           </tr>
         </thead>
-        <tbody>
+        <tbody ref={roving.ref} onKeyDown={roving.onKeyDown}>
           {entries.map((e) => (
             <Row key={e.seq} entry={e} open={open === e.seq} bad={focus === e.seq} />
           ))}

@@ -27,7 +27,7 @@ function Facts({ summary }: { summary: LedgerSummary }) {
         <dt>Signing key</dt>
         <dd
           className="mono"
-          title={`SHA-256 of the public key: ${summary.key.fingerprint}\n${summary.key.keyName} (key id ${summary.key.keyId})`}
+          title={`SHA-256 of the public key: ${summary.key.fingerprint}\n${groupHex(summary.key.fingerprint, 4)}\n${summary.key.keyName} (key id ${summary.key.keyId})`}
           data-testid="ledger-key"
         >
           {groupHex(summary.key.fingerprint, 4)}

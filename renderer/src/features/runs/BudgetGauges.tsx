@@ -13,15 +13,17 @@ interface GaugeProps {
   max: number;
   text: string;
   foot?: ReactNode;
+  /** The foot as plain text, for its title when a narrow gauge cuts it. */
+  footTitle?: string;
   /** Force a level (the breaker's state says more than its count). */
   level?: 'ok' | 'warn' | 'bad';
 }
 
-function Gauge({ id, label, value, max, text, foot, level }: GaugeProps) {
+function Gauge({ id, label, value, max, text, foot, footTitle, level }: GaugeProps) {
   const share = max > 0 ? Math.min(1, value / max) : 0;
   const lvl = level ?? (share >= 1 ? 'bad' : share >= 0.8 ? 'warn' : 'ok');
   return (
-    <div className="gauge" data-testid={`gauge-${id}`} data-value={value} data-max={max}>
+    <div className="gauge" data-testid={`gauge-${id}`} data-value={value} data-max={max} title={`${label}: ${text}`}>
       <div className="gauge-label">{label}</div>
       <div className="gauge-value mono" data-testid={`gauge-${id}-text`}>
         {text}
@@ -37,7 +39,9 @@ function Gauge({ id, label, value, max, text, foot, level }: GaugeProps) {
       >
         <span style={{ width: `${(share * 100).toFixed(1)}%` }} />
       </div>
-      <div className="gauge-foot muted small">{foot ?? '\u00a0'}</div>
+      <div className="gauge-foot muted small" title={footTitle}>
+        {foot ?? '\u00a0'}
+      </div>
     </div>
   );
 }
@@ -49,6 +53,15 @@ export function BudgetGauges({ run }: { run: RunInfo }) {
   const elapsed = runElapsed(run, now);
   const br = run.breaker;
   const probeIn = br.state === 'open' && br.openedAt ? Date.parse(br.openedAt) + b.breaker.cooldownMs - now : null;
+  const wallFoot =
+    run.status === 'expired'
+      ? 'expired: no more calls in this run'
+      : run.status === 'interrupted'
+        ? 'interrupted: Warden stopped during this run'
+        : active
+          ? 'since the first call'
+          : 'ended';
+  const probe = probeIn !== null ? (probeIn > 0 ? ` · probe call in ${formatMs(probeIn)}` : ' · next call is the probe') : '';
   return (
     <div className="gauges" data-testid="budget-gauges">
       <Gauge
@@ -58,6 +71,7 @@ export function BudgetGauges({ run }: { run: RunInfo }) {
         max={b.maxCalls}
         text={`${run.calls} / ${b.maxCalls}`}
         foot="denied calls count too"
+        footTitle="denied calls count too"
       />
       <Gauge
         id="wall"
@@ -65,15 +79,8 @@ export function BudgetGauges({ run }: { run: RunInfo }) {
         value={elapsed}
         max={b.wallTimeMs}
         text={`${formatMs(elapsed)} / ${formatMs(b.wallTimeMs)}`}
-        foot={
-          run.status === 'expired'
-            ? 'expired: no more calls in this run'
-            : run.status === 'interrupted'
-              ? 'interrupted: Warden stopped during this run'
-              : active
-                ? 'since the first call'
-                : 'ended'
-        }
+        foot={wallFoot}
+        footTitle={wallFoot}
       />
       <Gauge
         id="output"
@@ -82,6 +89,7 @@ export function BudgetGauges({ run }: { run: RunInfo }) {
         max={b.outputBytes}
         text={`${formatByteSize(run.outputBytes)} / ${formatByteSize(b.outputBytes)}`}
         foot="stdout + stderr"
+        footTitle="stdout + stderr"
       />
       <Gauge
         id="breaker"
@@ -90,10 +98,11 @@ export function BudgetGauges({ run }: { run: RunInfo }) {
         max={b.breaker.failures}
         text={`${br.consecutiveFailures} / ${b.breaker.failures}`}
         level={br.state === 'open' ? 'bad' : br.state === 'half-open' ? 'warn' : undefined}
+        footTitle={`breaker ${br.state}${probe}`}
         foot={
           <span data-testid="breaker-state" data-state={br.state}>
             breaker <b className={`breaker-text-${br.state}`}>{br.state}</b>
-            {probeIn !== null ? (probeIn > 0 ? ` · probe call in ${formatMs(probeIn)}` : ' · next call is the probe') : ''}
+            {probe}
           </span>
         }
       />

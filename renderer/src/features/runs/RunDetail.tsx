@@ -37,14 +37,14 @@ export function RunDetail({ runId }: { runId: string }) {
       data-status={run.status}
     >
       <header className="run-head">
-        <h2 id="run-detail-title">
-          {run.agent} <span className="muted">in</span>{' '}
+        <h2 id="run-detail-title" title={`${run.agent} in ${runTitle(run)}`}>
+          <span>{run.agent}</span> <span className="muted">in</span>{' '}
           {sandboxKnown ? (
             <button
               type="button"
               className="link mono"
               onClick={() => navigate({ name: 'sandbox', id: run.sandboxId! })}
-              title="Open the sandbox"
+              title={`${runTitle(run)}: open the sandbox`}
             >
               {runTitle(run)}
             </button>

@@ -24,7 +24,9 @@ const RunRow = memo(function RunRow({ run, selected }: { run: RunInfo; selected:
       >
         <span className="run-row-line">
           <span className={`dot run-${run.status}`} aria-hidden="true" />
-          <span className="run-agent">{run.agent}</span>
+          <span className="run-agent" title={run.agent}>
+            {run.agent}
+          </span>
           <span className="grow" />
           <span className="muted small mono" title={run.startedAt} data-testid="run-started">
             {formatClock(run.startedAt)}
@@ -32,7 +34,9 @@ const RunRow = memo(function RunRow({ run, selected }: { run: RunInfo; selected:
         </span>
         <span className="run-row-line small">
           <span className="muted">in</span>
-          <span className="run-sandbox mono">{runTitle(run)}</span>
+          <span className="run-sandbox mono" title={runTitle(run)}>
+            {runTitle(run)}
+          </span>
         </span>
         <span className="run-row-line small">
           <span className={`badge run-status-${run.status}`} data-testid="run-status">

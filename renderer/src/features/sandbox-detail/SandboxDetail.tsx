@@ -1,4 +1,7 @@
-// One sandbox: what it is, its resources live, and a shell in it.
+// One sandbox: its resources live and a shell in it first (the terminal starts on screen at every
+// window size, right under a graph strip that folds away), then its runs, what it is, its attestation
+// (under the terminal, or beside it on a wide screen).
+import { useState } from 'react';
 import type { SandboxInfo } from '../../../../shared/types/sandbox.js';
 import { formatByteSize } from '../../../../shared/types/units.js';
 import { useStore } from '../../store/index.js';
@@ -42,6 +45,7 @@ export function SandboxDetail({ id }: { id: string }) {
   const loaded = useStore((s) => s.sandboxesLoaded);
   const busy = useStore((s) => s.busy[id]);
   const navigate = useStore((s) => s.navigate);
+  const [graphs, setGraphs] = useState(true);
   if (!sandbox) {
     return (
       <section className="view">
@@ -61,24 +65,44 @@ export function SandboxDetail({ id }: { id: string }) {
         <button type="button" className="btn ghost" onClick={() => navigate({ name: 'sandboxes' })} aria-label="Back to sandboxes">
           ←
         </button>
-        <h1 id="detail-title">{sandbox.name}</h1>
+        <h1 id="detail-title" title={sandbox.name}>
+          {sandbox.name}
+        </h1>
         <StateBadge state={sandbox.state} busy={busy} />
         <TierBadge runtime={sandbox.runtime} />
         <span className="muted mono">{sandbox.id.slice(0, 12)}</span>
         <span className="grow" />
+        <button
+          type="button"
+          className="btn small"
+          aria-expanded={graphs}
+          aria-controls="detail-graphs"
+          onClick={() => setGraphs((g) => !g)}
+          data-testid="toggle-graphs"
+        >
+          {graphs ? 'Hide graphs' : 'Show graphs'}
+        </button>
         <SandboxActions sandbox={sandbox} />
       </header>
-      <Facts sandbox={sandbox} />
-      <AttestationPanel sandboxId={sandbox.id} running={running} />
-      <SandboxRuns sandboxId={sandbox.id} />
-      <ResourceGraphs sandboxId={sandbox.id} />
-      {running ? (
-        <TerminalView key={sandbox.startedAt ?? ''} sandboxId={sandbox.id} />
-      ) : (
-        <div className="terminal-pane empty" data-testid="terminal-off">
-          <p>The sandbox is {sandbox.state}: start it to open a shell.</p>
+      {/* Folded, the graphs stay mounted (hidden): their figures keep following the samples. */}
+      <div id="detail-graphs" className="graph-strip" hidden={!graphs}>
+        <ResourceGraphs sandboxId={sandbox.id} />
+      </div>
+      {/* From 1800 px the facts stand beside the terminal instead of under it. */}
+      <div className="detail-body">
+        {running ? (
+          <TerminalView key={sandbox.startedAt ?? ''} sandboxId={sandbox.id} />
+        ) : (
+          <div className="terminal-pane empty" data-testid="terminal-off">
+            <p>The sandbox is {sandbox.state}: start it to open a shell.</p>
+          </div>
+        )}
+        <div className="detail-side">
+          <SandboxRuns sandboxId={sandbox.id} />
+          <Facts sandbox={sandbox} />
+          <AttestationPanel sandboxId={sandbox.id} running={running} />
         </div>
-      )}
+      </div>
     </section>
   );
 }

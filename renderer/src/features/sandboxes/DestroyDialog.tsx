@@ -1,5 +1,5 @@
 // Destroying is final: the dialog names the sandbox and what goes with it.
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { useServices } from '../../services.js';
 import { useStore } from '../../store/index.js';
 import { Modal } from '../shell/Modal.js';
@@ -7,7 +7,12 @@ import { runLifecycle } from './actions.js';
 
 export function DestroyDialog({ id }: { id: string }) {
   const services = useServices();
-  const sandbox = useStore((s) => s.sandboxes[id]);
+  // The last known record: the removal event may arrive before the destroy call answers, and the
+  // dialog stays until then (closing it is what hands focus back).
+  const live = useStore((s) => s.sandboxes[id]);
+  const last = useRef(live);
+  if (live) last.current = live;
+  const sandbox = last.current;
   const [busy, setBusy] = useState(false);
   const close = () => useStore.getState().openDialog(null);
   if (!sandbox) return null;
@@ -16,9 +21,10 @@ export function DestroyDialog({ id }: { id: string }) {
     const ok = await runLifecycle(services, sandbox, 'destroy');
     setBusy(false);
     if (ok) {
-      close();
+      // Away from the gone sandbox first, so the dialog's focus return finds the list, not its old button.
       const view = useStore.getState().view;
       if (view.name === 'sandbox' && view.id === id) useStore.getState().navigate({ name: 'sandboxes' });
+      close();
     }
   };
   return (
@@ -39,7 +45,14 @@ export function DestroyDialog({ id }: { id: string }) {
         <button type="button" className="btn" onClick={close}>
           Keep it
         </button>
-        <button type="button" className="btn danger" disabled={busy} onClick={() => void confirm()} data-testid="confirm-destroy">
+        <button
+          type="button"
+          className="btn danger"
+          disabled={busy}
+          onClick={() => void confirm()}
+          data-testid="confirm-destroy"
+          title={`Destroy ${sandbox.name}`}
+        >
           {busy ? 'Destroying…' : `Destroy ${sandbox.name}`}
         </button>
       </div>

@@ -12,6 +12,8 @@ import { StateBadge } from './StateBadge.js';
 import { TierBadge } from './TierBadge.js';
 import { Uptime } from './Uptime.js';
 import { CurrentRun } from './CurrentRun.js';
+import { useRovingRows } from '../../lib/roving-rows.js';
+import './sandbox-list.css';
 
 const SandboxRow = memo(function SandboxRow({ sandbox }: { sandbox: SandboxInfo }) {
   const busy = useStore((s) => s.busy[sandbox.id]);
@@ -24,13 +26,12 @@ const SandboxRow = memo(function SandboxRow({ sandbox }: { sandbox: SandboxInfo 
       data-testid="sandbox-row"
       data-name={sandbox.name}
       data-state={sandbox.state}
-      tabIndex={0}
       onClick={open}
       onKeyDown={(e) => {
         if (e.key === 'Enter') open();
       }}
     >
-      <td className="name">
+      <td className="name" title={`${sandbox.name}\n${sandbox.id}\nimage: ${sandbox.image}`}>
         <span className="name-text">{sandbox.name}</span>
         <span className="sub mono">{sandbox.id.slice(0, 12)}</span>
       </td>
@@ -43,13 +44,13 @@ const SandboxRow = memo(function SandboxRow({ sandbox }: { sandbox: SandboxInfo 
           </span>
         ) : null}
       </td>
-      <td className="mono image" title={sandbox.image}>
+      <td className="mono image col-wide" title={sandbox.image}>
         {sandbox.image}
       </td>
       <td>
         <TierBadge runtime={sandbox.runtime} />
       </td>
-      <td className="mono">{running ? <Uptime since={sandbox.startedAt} /> : '–'}</td>
+      <td className="mono col-wide">{running ? <Uptime since={sandbox.startedAt} /> : '–'}</td>
       <td>
         {running ? (
           <Sparkline sandboxId={sandbox.id} metric="cpu" label={(s) => formatPercent(s.cpuPercent)} testId="cpu-spark" />
@@ -86,6 +87,7 @@ export function SandboxList() {
   const loaded = useStore((s) => s.sandboxesLoaded);
   const warm = useStore((s) => s.warm);
   const openDialog = useStore((s) => s.openDialog);
+  const roving = useRovingRows<HTMLTableSectionElement>('tr[data-testid="sandbox-row"]');
   return (
     <section className="view" aria-labelledby="sandboxes-title">
       <header className="view-head">
@@ -116,18 +118,21 @@ export function SandboxList() {
         <table className="table sandbox-table" data-testid="sandbox-table">
           <thead>
             <tr>
-              <th>Name</th>
-              <th>State</th>
-              <th>Image</th>
-              <th>Runtime</th>
-              <th>Uptime</th>
-              <th>CPU</th>
-              <th>Memory</th>
-              <th>Run</th>
-              <th className="right">Actions</th>
+              {/* Below 1280 px the col-wide columns give way; the name's title and the detail keep them. */}
+              <th className="col-name">Name</th>
+              <th className="col-state">State</th>
+              <th className="col-image col-wide">Image</th>
+              <th className="col-tier" title="Isolation tier: the runtime the sandbox runs under">
+                Tier
+              </th>
+              <th className="col-uptime col-wide">Uptime</th>
+              <th className="col-cpu">CPU</th>
+              <th className="col-memory">Memory</th>
+              <th className="col-run">Run</th>
+              <th className="col-actions right">Actions</th>
             </tr>
           </thead>
-          <tbody>
+          <tbody ref={roving.ref} onKeyDown={roving.onKeyDown}>
             {sandboxes.map((s) => (
               <SandboxRow key={s.id} sandbox={s} />
             ))}

@@ -33,7 +33,12 @@ export function Sparkline({ sandboxId, metric, label, testId }: Props) {
       const el = canvas.current;
       if (!el || !latest) return;
       const { series, sample } = latest;
-      if (text.current) text.current.textContent = labelRef.current(sample);
+      if (text.current) {
+        // A narrow column cuts the figure: its title keeps it whole.
+        const value = labelRef.current(sample);
+        text.current.textContent = value;
+        text.current.title = value;
+      }
       if (w === 0 || h === 0) return;
       const values = metric === 'cpu' ? series.cpu : series.memory;
       const max = metric === 'cpu' ? Math.max(100, ...values.slice(-POINTS)) : Math.max(1, sample.memoryLimitBytes);

@@ -23,6 +23,16 @@ const PACE_AFTER_CHARS = 16 * 1024;
 
 type Status = { kind: 'opening' } | { kind: 'open' } | { kind: 'exited'; code: number | null } | { kind: 'failed'; error: ErrorInfo };
 
+/**
+ * The shell takes Tab, so Ctrl+Shift+↑ is the keyboard's way out: focus goes to the control before
+ * the terminal (in the detail view, the sandbox's buttons).
+ */
+function leaveTerminal(inside: HTMLElement): void {
+  const stops = [...document.querySelectorAll<HTMLElement>('button:not([disabled]), input, select, textarea, a[href], [tabindex="0"]')];
+  const before = stops.filter((el) => !inside.contains(el) && el.compareDocumentPosition(inside) & Node.DOCUMENT_POSITION_FOLLOWING);
+  before.at(-1)?.focus();
+}
+
 function openLink(event: MouseEvent, uri: string): void {
   if (!(event.ctrlKey || event.metaKey)) return;
   try {
@@ -64,6 +74,10 @@ export function TerminalView({ sandboxId }: { sandboxId: string }) {
       if (e.type === 'keydown' && e.ctrlKey && e.shiftKey && e.code === 'KeyC') {
         const text = term.getSelection();
         if (text) void navigator.clipboard?.writeText(text).catch(() => undefined);
+        return false;
+      }
+      if (e.type === 'keydown' && e.ctrlKey && e.shiftKey && e.key === 'ArrowUp') {
+        if (host.current) leaveTerminal(host.current);
         return false;
       }
       return true;
@@ -114,7 +128,10 @@ export function TerminalView({ sandboxId }: { sandboxId: string }) {
           }),
         );
         setStatus({ kind: 'open' });
-        term.focus();
+        // Ready to type in, unless the person has meanwhile put focus somewhere (a keyboard user
+        // tabbing to the sandbox's buttons must not have it pulled away).
+        const at = document.activeElement;
+        if (!at || at === document.body) term.focus();
       },
       (err: unknown) => setStatus({ kind: 'failed', error: toErrorInfo(err) }),
     );
@@ -144,7 +161,9 @@ export function TerminalView({ sandboxId }: { sandboxId: string }) {
         </span>
         {status.kind === 'failed' && status.error.hint ? <span className="muted"> — {status.error.hint}</span> : null}
         <span className="grow" />
-        <span className="muted small">Ctrl+Shift+C copy · Ctrl+Shift+V paste</span>
+        <span className="muted small terminal-keys" title="Ctrl+Shift+C copy · Ctrl+Shift+V paste · Ctrl+Shift+↑ leaves the terminal">
+          Ctrl+Shift+C copy · Ctrl+Shift+V paste · Ctrl+Shift+↑ leaves
+        </span>
         {status.kind === 'exited' || status.kind === 'failed' ? (
           <button
             type="button"

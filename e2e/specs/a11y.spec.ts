@@ -1,0 +1,73 @@
+// What a screen reader and a contrast checker find in every view: axe-core (WCAG 2.x A and AA rules)
+// over the sandbox list, the dialogs, the sandbox detail, Runs and the Ledger, with one sandbox an
+// agent made and ran a command in. Serious and critical findings fail; the rest are printed.
+import AxeBuilder from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
+import { test, expect } from '../fixtures/test.js';
+import { HttpAgent } from '../fixtures/agent.js';
+import { TEST_LABEL_KEY } from '../fixtures/podman.js';
+import type { AppPage } from '../pages/app-page.js';
+import { RunsPage } from '../pages/runs-page.js';
+import { LedgerPage } from '../pages/ledger-page.js';
+
+async function expectAccessible(app: AppPage, view: string, page: Page = app.page): Promise<void> {
+  // The terminal's rows are xterm's own rendering, not ours to label.
+  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).exclude('.xterm').analyze();
+  const blocking = result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  for (const v of result.violations.filter((x) => x.impact !== 'serious' && x.impact !== 'critical')) {
+    console.log(`${view}: ${v.id} (${v.impact}) ${v.help}`);
+  }
+  expect.soft(blocking, `${view}: serious or critical accessibility violations`).toEqual([]);
+}
+
+test('every view passes axe at 1280×800', async ({ app, serve, runId, browser }) => {
+  const page = app.page;
+  // The sign-in page, as a browser without the session cookie sees it.
+  const elsewhere = await browser.newContext();
+  const stranger = await elsewhere.newPage();
+  await stranger.goto(serve.url);
+  await expect(stranger.getByTestId('login-view')).toBeVisible();
+  await expectAccessible(app, 'sign-in', stranger);
+  await elsewhere.close();
+
+  const runs = new RunsPage(page);
+  const ledger = new LedgerPage(page);
+  const agent = HttpAgent.create(serve, `${runId}-a11y-agent`);
+  const box = await agent.createSandbox({ name: `${runId}-a11y-box`, labels: { [TEST_LABEL_KEY]: runId } });
+  await agent.exec(box.id, ['sh', '-c', 'echo checked']);
+  const row = app.sandboxes.row(box.name);
+  await expect(row).toHaveAttribute('data-state', 'running');
+  await expect(row.getByTestId('cpu-spark')).not.toHaveText('–', { timeout: 60_000 }); // the first stats sample
+  await expectAccessible(app, 'sandboxes');
+
+  await page.getByRole('button', { name: 'New sandbox' }).click();
+  await expect(app.sandboxes.dialog).toBeVisible();
+  await expectAccessible(app, 'create dialog');
+  await page.keyboard.press('Escape');
+
+  await row.getByRole('button', { name: `Destroy ${box.name}` }).click();
+  await expect(app.sandboxes.destroyDialog).toBeVisible();
+  await expectAccessible(app, 'destroy dialog');
+  await page.keyboard.press('Escape');
+  await expect(app.sandboxes.destroyDialog).toHaveCount(0);
+
+  await app.sandboxes.open(box.name);
+  await expect(app.detail.terminalStatus).toHaveText('connected');
+  await expectAccessible(app, 'sandbox detail');
+
+  await runs.open();
+  await runs.select(agent.name);
+  await expect(runs.calls()).toHaveCount(2);
+  await expectAccessible(app, 'runs');
+
+  await ledger.open();
+  await ledger.rows.first().click();
+  await expect(page.getByTestId('ledger-details')).toBeVisible();
+  await expectAccessible(app, 'ledger');
+
+  await page.getByRole('button', { name: 'Export report' }).click();
+  await expect(ledger.exportDialog).toBeVisible();
+  await expectAccessible(app, 'export dialog');
+});
