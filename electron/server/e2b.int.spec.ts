@@ -1,0 +1,142 @@
+// The real `e2b` SDK from npm, unchanged, against `warden serve` and real Podman: only the three
+// variables `warden e2b env` prints are set. One sandbox serves the whole session; each step must
+// be a call in the agent's run and in the ledger, and refusals must reach the SDK as its own errors.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { AuthenticationError, CommandExitError, Sandbox } from 'e2b';
+import { E2B_PREFIX } from '../../shared/contracts/e2b-routes.js';
+import { openTestServer, policyWith, type TestServer } from '../test-support/test-server.js';
+import { TEST_LABEL_KEY } from '../test-support/test-label.js';
+
+let ts: TestServer;
+let sbx: Sandbox;
+const AGENT = 'e2b-agent';
+const saved = { url: process.env.E2B_API_URL, sandboxUrl: process.env.E2B_SANDBOX_URL, key: process.env.E2B_API_KEY };
+
+/** The error a promise ends with (the spec fails if it does not end with one). */
+async function failure(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected the call to fail');
+}
+
+beforeAll(async () => {
+  ts = await openTestServer(
+    policyWith((p) => {
+      p.commands.rules.push({ command: ['touch'], action: 'deny', reason: 'no touching in this spec' });
+    }),
+  );
+  process.env.E2B_API_URL = `${ts.server.url}${E2B_PREFIX}`;
+  process.env.E2B_SANDBOX_URL = `${ts.server.url}${E2B_PREFIX}`;
+  process.env.E2B_API_KEY = ts.server.tokens.create(AGENT).token;
+  sbx = await Sandbox.create({ metadata: { [TEST_LABEL_KEY]: ts.t.runId } });
+  await ts.server.engine.attestations.idle();
+});
+
+afterAll(async () => {
+  process.env.E2B_API_URL = saved.url;
+  process.env.E2B_SANDBOX_URL = saved.sandboxUrl;
+  process.env.E2B_API_KEY = saved.key;
+  await ts?.close();
+});
+
+describe('the e2b SDK against Warden', () => {
+  it('writes, runs with streamed output, reads, lists and checks files in a Warden sandbox', async () => {
+    const info = await sbx.getInfo();
+    expect(info).toMatchObject({ sandboxId: sbx.sandboxId, templateId: 'base', metadata: { [TEST_LABEL_KEY]: ts.t.runId } });
+
+    await sbx.files.write('/home/user/hello.py', 'print("hello from", 6 * 7)\n');
+    const chunks: string[] = [];
+    const run = await sbx.commands.run('python3 hello.py | tee out.txt', { onStdout: (d) => void chunks.push(d) });
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toBe('hello from 42\n');
+    expect(chunks.join('')).toBe('hello from 42\n');
+    expect(await sbx.files.read('out.txt')).toBe('hello from 42\n');
+
+    const names = (await sbx.files.list('/home/user')).map((e) => [e.name, e.type]);
+    expect(names).toEqual([
+      ['hello.py', 'file'],
+      ['out.txt', 'file'],
+    ]);
+    expect(await sbx.files.exists('/workspace/hello.py')).toBe(true);
+    expect(await sbx.files.exists('nothing-here')).toBe(false);
+
+    // The agent's run holds every step, as the agent API's would.
+    const runs = ts.server.gateway.runs.list({ agent: AGENT });
+    const detail = ts.server.gateway.runs.detail(runs.find((r) => r.sandboxId === sbx.sandboxId)!.id);
+    expect(detail.toolCalls.map((c) => c.tool)).toEqual(
+      expect.arrayContaining(['sandbox.create', 'file.write', 'exec', 'file.read', 'file.list']),
+    );
+    const kinds = ts.audit.entries.filter((e) => e.actor === AGENT).map((e) => e.kind);
+    expect(kinds).toEqual(expect.arrayContaining(['sandbox.created', 'file.written', 'exec.started', 'exec.finished', 'file.read']));
+  });
+
+  it('gives a failing command the SDK CommandExitError with its exit code and stderr', async () => {
+    const err = await failure(sbx.commands.run('echo oops >&2; exit 3'));
+    expect(err).toBeInstanceOf(CommandExitError);
+    expect((err as CommandExitError).exitCode).toBe(3);
+    expect((err as CommandExitError).stderr).toBe('oops\n');
+  });
+
+  it("refuses a command Warden's policy denies with an error that says so", async () => {
+    const err = await failure(sbx.commands.run('touch /workspace/x'));
+    expect(err.message).toContain('Warden policy');
+    expect(err.message).toContain('touch');
+    expect(await sbx.files.exists('x')).toBe(false);
+  });
+
+  it('kills a background command', async () => {
+    let ready!: () => void;
+    const seen = new Promise<void>((resolve) => (ready = resolve));
+    const handle = await sbx.commands.run('echo ready; sleep 300', {
+      background: true,
+      onStdout: (d) => {
+        if (d.includes('ready')) ready();
+      },
+    });
+    expect((await sbx.commands.list()).map((p) => p.pid)).toContain(handle.pid);
+    await seen;
+    expect(await handle.kill()).toBe(true);
+    expect(await failure(handle.wait())).toBeInstanceOf(CommandExitError);
+    expect(await sbx.commands.list()).toEqual([]);
+  });
+
+  it('keeps files confined to the workspace', async () => {
+    const err = await failure(sbx.files.read('/etc/passwd'));
+    expect(err.message).toMatch(/workspace/);
+    await failure(sbx.files.read('/home/user/../../etc/passwd'));
+  });
+
+  it('lists the agent sandboxes, and names what Warden does not support', async () => {
+    const listed = await Sandbox.list().nextItems();
+    expect(listed.map((s) => s.sandboxId)).toContain(sbx.sandboxId);
+    const err = await failure(sbx.setTimeout(60_000));
+    expect(err.message).toContain('not supported by Warden');
+  });
+
+  it('refuses a wrong key with the SDK AuthenticationError, an unknown template by name, and another agent its sandbox', async () => {
+    expect(await failure(Sandbox.create({ apiKey: 'wrd_not-a-token' }))).toBeInstanceOf(AuthenticationError);
+    const unknown = await failure(Sandbox.create('python-data-science'));
+    expect(unknown.message).toContain('python-data-science');
+    expect(unknown.message).toContain('base');
+    const other = ts.server.tokens.create('someone-else').token;
+    const err = await failure(Sandbox.connect(sbx.sandboxId, { apiKey: other }));
+    expect(err.message).toMatch(/not found|404/i);
+  });
+
+  it('kills the sandbox', async () => {
+    await sbx.kill();
+    expect(await Sandbox.kill(sbx.sandboxId)).toBe(false);
+    expect((await ts.server.engine['sandbox.list']()).map((s) => s.id)).not.toContain(sbx.sandboxId);
+    // The chain holds: `warden audit verify` on this home.
+    const verify = spawnSync(process.execPath, ['--import', 'tsx', 'electron/cli/index.ts', 'audit', 'verify', '--json'], {
+      env: { ...process.env, WARDEN_HOME: ts.t.home },
+      encoding: 'utf8',
+    });
+    expect(verify.status, verify.stderr).toBe(0);
+    expect(JSON.parse(verify.stdout)).toMatchObject({ ok: true });
+  });
+});

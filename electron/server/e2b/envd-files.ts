@@ -1,0 +1,102 @@
+// envd's files for the e2b SDK (sandbox.files): the HTTP /files download and upload (one file as
+// raw bytes, or several as multipart form data) and filesystem.Filesystem's ListDir and Stat, each
+// one of the gateway's file calls (read, write, list) under /workspace confinement and the policy's
+// path rules. Stat is a list of the parent directory, so it is judged as a list is.
+import { posix } from 'node:path';
+import { WardenError } from '../../../shared/errors.js';
+import type { FileEntry, FileList } from '../../../shared/types/api.js';
+import type { EntryInfo, EnvdWrittenFile, FileTypeName } from '../../../shared/types/e2b.js';
+import type { Gateway } from '../../engine/gateway/gateway.js';
+import type { AgentContext } from '../../engine/gateway/call-spec.js';
+import { E2bUnsupported } from './e2b-errors.js';
+import { wardenPath } from './envd-paths.js';
+
+const TYPES: Record<FileEntry['type'], FileTypeName> = {
+  file: 'FILE_TYPE_FILE',
+  dir: 'FILE_TYPE_DIRECTORY',
+  symlink: 'FILE_TYPE_SYMLINK',
+  other: 'FILE_TYPE_UNSPECIFIED',
+};
+
+/** `ls -l`'s permission text, e.g. drwxr-xr-x. */
+function permissions(type: FileEntry['type'], mode: number): string {
+  const bits = 'rwxrwxrwx'.split('').map((c, i) => (mode & (1 << (8 - i)) ? c : '-'));
+  return (type === 'dir' ? 'd' : type === 'symlink' ? 'l' : '-') + bits.join('');
+}
+
+function entryInfo(dir: string, e: FileEntry): EntryInfo {
+  return {
+    name: e.name,
+    type: TYPES[e.type],
+    path: posix.join(dir, e.name),
+    size: String(e.size),
+    mode: e.mode,
+    permissions: permissions(e.type, e.mode),
+    owner: '',
+    group: '',
+    modifiedTime: e.mtime,
+  };
+}
+
+export async function listDir(gateway: Gateway, ctx: AgentContext, sandboxId: string, path: string, depth: number) {
+  if (depth > 1) throw new E2bUnsupported('listing more than one level (depth > 1)', 'list each directory with depth 1');
+  const list: FileList = await gateway.listFiles(ctx, sandboxId, wardenPath(path));
+  return { entries: list.entries.map((e) => entryInfo(list.path, e)) };
+}
+
+export async function stat(gateway: Gateway, ctx: AgentContext, sandboxId: string, path: string): Promise<{ entry: EntryInfo }> {
+  const target = wardenPath(path);
+  const absolute = posix.resolve('/workspace', target);
+  if (absolute === '/workspace') {
+    await gateway.listFiles(ctx, sandboxId, absolute);
+    return { entry: { ...entryInfo('/', { name: 'workspace', type: 'dir', size: 0, mode: 0o755, mtime: new Date(0).toISOString() }) } };
+  }
+  const parent = await gateway.listFiles(ctx, sandboxId, posix.dirname(absolute));
+  const found = parent.entries.find((e) => e.name === posix.basename(absolute));
+  if (!found) throw new WardenError('E_NOT_FOUND', `${path} does not exist`);
+  return { entry: entryInfo(parent.path, found) };
+}
+
+export function readFile(gateway: Gateway, ctx: AgentContext, sandboxId: string, path: string | undefined): Promise<Buffer> {
+  if (!path) throw new WardenError('E_BAD_INPUT', 'path is required');
+  return gateway.readFile(ctx, sandboxId, wardenPath(path));
+}
+
+/** The files of an upload: the body itself for one file (octet-stream), or each `file` part of a form. */
+async function uploadedFiles(contentType: string, body: unknown, path: string | undefined): Promise<{ path: string; data: Buffer }[]> {
+  if (!Buffer.isBuffer(body)) throw new WardenError('E_BAD_INPUT', 'send the file as multipart/form-data or application/octet-stream');
+  if (!contentType.startsWith('multipart/form-data')) {
+    if (!path) throw new WardenError('E_BAD_INPUT', 'path is required for an application/octet-stream upload');
+    return [{ path, data: body }];
+  }
+  let form: FormData;
+  try {
+    form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
+  } catch {
+    throw new WardenError('E_BAD_INPUT', 'the multipart form could not be read');
+  }
+  const files: { path: string; data: Buffer }[] = [];
+  for (const part of form.getAll('file')) {
+    if (typeof part === 'string') throw new WardenError('E_BAD_INPUT', 'each "file" part must be a file');
+    const name = path ?? part.name;
+    if (!name) throw new WardenError('E_BAD_INPUT', "each file needs a path (the part's filename, or ?path=)");
+    files.push({ path: name, data: Buffer.from(await part.arrayBuffer()) });
+  }
+  if (files.length === 0) throw new WardenError('E_BAD_INPUT', 'the form holds no "file" part');
+  return files;
+}
+
+export async function writeFiles(
+  gateway: Gateway,
+  ctx: AgentContext,
+  sandboxId: string,
+  upload: { contentType: string; body: unknown; path: string | undefined },
+): Promise<EnvdWrittenFile[]> {
+  const written: EnvdWrittenFile[] = [];
+  // One after another: each is its own call in the run, in the order the caller gave them.
+  for (const file of await uploadedFiles(upload.contentType, upload.body, upload.path)) {
+    const done = await gateway.writeFile(ctx, sandboxId, wardenPath(file.path), file.data);
+    written.push({ name: posix.basename(done.path), type: 'file', path: done.path });
+  }
+  return written;
+}
