@@ -2,16 +2,34 @@
 // variables `warden e2b env` prints are set. One sandbox serves the whole session; each step must
 // be a call in the agent's run and in the ledger, and refusals must reach the SDK as its own errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AuthenticationError, CommandExitError, Sandbox } from 'e2b';
 import { E2B_PREFIX } from '../../shared/contracts/e2b-routes.js';
 import { openTestServer, policyWith, type TestServer } from '../test-support/test-server.js';
 import { TEST_LABEL_KEY } from '../test-support/test-label.js';
+import { removeServerFile, writeServerFile } from './server-file.js';
 
 let ts: TestServer;
 let sbx: Sandbox;
 const AGENT = 'e2b-agent';
 const saved = { url: process.env.E2B_API_URL, sandboxUrl: process.env.E2B_SANDBOX_URL, key: process.env.E2B_API_KEY };
+
+/** The CLI from source, async: the server runs in this process and must keep answering while it waits. */
+function warden(args: string[], home: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'electron/cli/index.ts', ...args], {
+      env: { ...process.env, WARDEN_HOME: home },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
 
 /** The error a promise ends with (the spec fails if it does not end with one). */
 async function failure(p: Promise<unknown>): Promise<Error> {
@@ -29,9 +47,17 @@ beforeAll(async () => {
       p.commands.rules.push({ command: ['touch'], action: 'deny', reason: 'no touching in this spec' });
     }),
   );
-  process.env.E2B_API_URL = `${ts.server.url}${E2B_PREFIX}`;
-  process.env.E2B_SANDBOX_URL = `${ts.server.url}${E2B_PREFIX}`;
-  process.env.E2B_API_KEY = ts.server.tokens.create(AGENT).token;
+  // What `warden serve` writes for the CLI; then the SDK gets exactly what `warden e2b env` prints.
+  writeServerFile(ts.t.home, { pid: process.pid, port: ts.server.port, url: ts.server.url, startedAt: new Date().toISOString() });
+  const env = await warden(['e2b', 'env', '--agent', AGENT], ts.t.home);
+  expect(env.status, env.stderr).toBe(0);
+  for (const line of env.stdout.trim().split('\n')) {
+    const m = /^export (E2B_[A-Z_]+)='([^']*)'$/.exec(line);
+    expect(m, line).not.toBeNull();
+    process.env[m![1]!] = m![2]!;
+  }
+  expect(process.env.E2B_API_URL).toBe(`${ts.server.url}${E2B_PREFIX}`);
+  expect(process.env.E2B_SANDBOX_URL).toBe(`${ts.server.url}${E2B_PREFIX}`);
   sbx = await Sandbox.create({ metadata: { [TEST_LABEL_KEY]: ts.t.runId } });
   await ts.server.engine.attestations.idle();
 });
@@ -40,6 +66,7 @@ afterAll(async () => {
   process.env.E2B_API_URL = saved.url;
   process.env.E2B_SANDBOX_URL = saved.sandboxUrl;
   process.env.E2B_API_KEY = saved.key;
+  if (ts) removeServerFile(ts.t.home);
   await ts?.close();
 });
 
@@ -125,6 +152,18 @@ describe('the e2b SDK against Warden', () => {
     const other = ts.server.tokens.create('someone-else').token;
     const err = await failure(Sandbox.connect(sbx.sandboxId, { apiKey: other }));
     expect(err.message).toMatch(/not found|404/i);
+  });
+
+  it('`warden e2b env` says what to start when no Warden serves the home', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'warden-e2b-env-'));
+    try {
+      const r = await warden(['e2b', 'env'], empty);
+      expect(r.status).not.toBe(0);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain('warden serve');
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
   });
 
   it('kills the sandbox', async () => {
