@@ -140,8 +140,13 @@ describe('the e2b SDK against Warden', () => {
   it('lists the agent sandboxes, and names what Warden does not support', async () => {
     const listed = await Sandbox.list().nextItems();
     expect(listed.map((s) => s.sandboxId)).toContain(sbx.sandboxId);
-    const err = await failure(sbx.setTimeout(60_000));
-    expect(err.message).toContain('not supported by Warden');
+    for (const unsupported of [
+      () => sbx.setTimeout(60_000),
+      () => sbx.files.makeDir('made'),
+      () => sbx.files.rename('hello.py', 'renamed.py'),
+      () => sbx.pty.create({ cols: 80, rows: 24, onData: () => undefined }),
+    ])
+      expect((await failure(unsupported())).message).toContain('not supported by Warden');
   });
 
   it('refuses a wrong key with the SDK AuthenticationError, an unknown template by name, and another agent its sandbox', async () => {

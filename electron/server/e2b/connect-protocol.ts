@@ -43,6 +43,11 @@ export function connectErrorBody(err: unknown): { status: number; body: { code: 
   return { status: f.connect === 'permission_denied' ? 403 : f.status, body: { code: f.connect, message: f.message } };
 }
 
+/** A streaming call's error before its stream began: still 200, the error in the end message (HTTP errors lose it). */
+export function connectStreamError(err: unknown): Buffer {
+  return envelope(FLAG_END_STREAM, { error: connectErrorBody(err).body });
+}
+
 /**
  * One server-streaming answer: headers at once (the SDK waits for its first message, the process's
  * start, while Warden decides), then messages, then the end. Output bytes are batched and bounded

@@ -8,7 +8,7 @@ import { E2B_PREFIX, EnvdRpcs, type EnvdRpcName } from '../../../shared/contract
 import { parseWith } from '../../../shared/contracts/parse.js';
 import { EnvdFilesQuerySchema } from '../../../shared/types/e2b.js';
 import type { ServerDeps } from '../server-deps.js';
-import { CONNECT_STREAM_TYPE, connectErrorBody, readEnvelopedRequest } from './connect-protocol.js';
+import { CONNECT_STREAM_TYPE, connectErrorBody, connectStreamError, readEnvelopedRequest } from './connect-protocol.js';
 import { contextOf, E2bAccess } from './e2b-access.js';
 import { e2bFailure, E2bUnsupported } from './e2b-errors.js';
 import { registerE2bRest } from './e2b-rest.js';
@@ -26,6 +26,8 @@ export function isE2bRequest(req: FastifyRequest): boolean {
 }
 
 function sendFailure(req: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
+  if (kindOf(req) === 'envd-rpc' && String(req.headers['content-type'] ?? '').startsWith(CONNECT_STREAM_TYPE))
+    return reply.code(200).type(CONNECT_STREAM_TYPE).send(connectStreamError(err));
   if (kindOf(req) === 'envd-rpc') {
     const { status, body } = connectErrorBody(err);
     return reply.code(status).type('application/json').send(body);
