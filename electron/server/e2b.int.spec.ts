@@ -44,7 +44,10 @@ async function failure(p: Promise<unknown>): Promise<Error> {
 beforeAll(async () => {
   ts = await openTestServer(
     policyWith((p) => {
-      p.commands.rules.push({ command: ['touch'], action: 'deny', reason: 'no touching in this spec' });
+      p.commands.rules.push(
+        { command: ['touch'], action: 'deny', reason: 'no touching in this spec' },
+        { command: ['git'], action: 'ask' },
+      );
     }),
   );
   // What `warden serve` writes for the CLI; then the SDK gets exactly what `warden e2b env` prints.
@@ -113,6 +116,22 @@ describe('the e2b SDK against Warden', () => {
     expect(err.message).toContain('Warden policy');
     expect(err.message).toContain('touch');
     expect(await sbx.files.exists('x')).toBe(false);
+  });
+
+  it('waits on an ask: a person approving lets the command run, a person denying refuses it as policy', async () => {
+    const decide = (decision: 'approve-once' | 'deny') => {
+      const off = ts.server.engine.events.on('approval.requested', (a) => {
+        off();
+        void ts.server.gateway['approval.decide']({ id: a.id, decision, by: 'user' });
+      });
+    };
+    decide('approve-once');
+    expect((await sbx.commands.run('git --version')).stdout).toMatch(/^git version/);
+    decide('deny');
+    const err = await failure(sbx.commands.run('git --version'));
+    expect(err.message).toContain('Warden policy');
+    const decided = ts.audit.entries.filter((e) => e.kind === 'approval.decided' && e.sandboxId === sbx.sandboxId);
+    expect(decided.map((e) => (e.payload as { decision: string }).decision)).toEqual(['approve-once', 'deny']);
   });
 
   it('kills a background command', async () => {
