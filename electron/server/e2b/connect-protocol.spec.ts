@@ -4,6 +4,7 @@ import { WardenError } from '../../../shared/errors.js';
 import { GatewayDenial } from '../../engine/gateway/denial.js';
 import { connectErrorBody, connectStreamError, readEnvelopedRequest } from './connect-protocol.js';
 import { E2bUnsupported, e2bFailure } from './e2b-errors.js';
+import { keepaliveMs } from './envd-process.js';
 
 function frame(flags: number, payload: string, length = Buffer.byteLength(payload)): Buffer {
   const head = Buffer.alloc(5);
@@ -52,5 +53,16 @@ describe('errors for the SDK', () => {
     expect(end.readUInt8(0)).toBe(2);
     expect(JSON.parse(end.subarray(5).toString())).toEqual({ error: connectErrorBody(new E2bUnsupported('a PTY')).body });
     expect(connectErrorBody(new E2bUnsupported('a PTY')).body.message).toContain('a PTY is not supported by Warden');
+  });
+});
+
+describe('keepaliveMs', () => {
+  it('takes the interval the client asks for, within bounds, and 50 s when it asks for none or nonsense', () => {
+    expect(keepaliveMs('50')).toBe(50_000);
+    expect(keepaliveMs(undefined)).toBe(50_000);
+    expect(keepaliveMs('abc')).toBe(50_000);
+    expect(keepaliveMs('0')).toBe(50_000);
+    expect(keepaliveMs('1')).toBe(5_000);
+    expect(keepaliveMs('100000')).toBe(300_000);
   });
 });

@@ -20,6 +20,19 @@ interface LiveProcess extends ProcessInfo {
 }
 
 const FIRST_PID = 1000;
+/** Bounds on the keepalive interval a client asks for (Keepalive-Ping-Interval, seconds). */
+const KEEPALIVE_MIN_S = 5;
+const KEEPALIVE_MAX_S = 300;
+
+/**
+ * How often a quiet command's stream says it is alive, as envd does: a client's HTTP stack gives up
+ * on a body that sends nothing for minutes (undici: 300 s), and a command may print nothing for longer.
+ */
+export function keepaliveMs(header: string | string[] | undefined): number {
+  const asked = Number(Array.isArray(header) ? header[0] : header);
+  const seconds = Number.isFinite(asked) && asked > 0 ? asked : 50;
+  return Math.min(KEEPALIVE_MAX_S, Math.max(KEEPALIVE_MIN_S, seconds)) * 1000;
+}
 
 /** Commands the E2B door is running, by pid. */
 export class ProcessTable {
@@ -61,6 +74,7 @@ export async function startProcess(
   sandboxId: string,
   request: z.output<typeof ProcessStartRequestSchema>,
   reply: FastifyReply,
+  keepalive = keepaliveMs(undefined),
 ): Promise<void> {
   if (request.pty !== undefined && request.pty !== null) throw new E2bUnsupported('a PTY (sandbox.pty)');
   const { process: config, tag } = request;
@@ -69,6 +83,7 @@ export async function startProcess(
   const encode = (field: 'stdout' | 'stderr') => (data: Buffer) => ({ event: { data: { [field]: data.toString('base64') } } });
   const stdout = stream.batcher(encode('stdout'));
   const stderr = stream.batcher(encode('stderr'));
+  const alive = setInterval(() => stream.send({ event: { keepalive: {} } }), keepalive);
   const chunk = (batch: typeof stdout) => (c: Buffer) => {
     batch.push(c);
     return !stream.congested;
@@ -102,6 +117,7 @@ export async function startProcess(
     stderr.end();
     stream.end(err);
   } finally {
+    clearInterval(alive);
     processes.remove(entry.pid);
   }
 }

@@ -13,7 +13,7 @@ import { contextOf, E2bAccess } from './e2b-access.js';
 import { e2bFailure, E2bUnsupported } from './e2b-errors.js';
 import { registerE2bRest } from './e2b-rest.js';
 import { listDir, readFile, stat, writeFiles } from './envd-files.js';
-import { listProcesses, ProcessTable, signalProcess, startProcess } from './envd-process.js';
+import { keepaliveMs, listProcesses, ProcessTable, signalProcess, startProcess } from './envd-process.js';
 
 /** What a route of this door is: the control plane, envd (RPC or HTTP), or an answer that needs no key. */
 type E2bRouteKind = 'api' | 'envd-rpc' | 'envd-http' | 'open';
@@ -80,6 +80,7 @@ export async function registerE2b(app: FastifyInstance, deps: ServerDeps): Promi
               sandboxId,
               parseWith(EnvdRpcs[name].request, raw, method),
               reply,
+              keepaliveMs(req.headers['keepalive-ping-interval']),
             );
             return reply;
           case 'process.Process/SendSignal':
