@@ -61,7 +61,7 @@ ${machineLine()} The real \`e2b\` SDK (devDependency) against \`warden serve\` o
 | Warden HTTP API exec of the same argv | ${fmt(b.p50)} | ${fmt(b.p95)} | ${fmt(b.mean)} |
 | Warden HTTP API exec \`true\` | ${fmt(t.p50)} | ${fmt(t.p95)} | ${fmt(t.mean)} |
 
-SDK ÷ Warden API, same argv: p50 ${fmt(s.p50 / b.p50)}×, p95 ${fmt(s.p95 / b.p95)}× (target ≤ 1.5). SDK ÷ Warden API \`true\`: p50 ${fmt(s.p50 / t.p50)}×, p95 ${fmt(s.p95 / t.p95)}× (the SDK always runs its command through `bash -l -c`, so this line includes bash's start-up).`;
+SDK ÷ Warden API, same argv: p50 ${fmt(s.p50 / b.p50)}×, p95 ${fmt(s.p95 / b.p95)}× (target ≤ 1.5). SDK ÷ Warden API \`true\`: p50 ${fmt(s.p50 / t.p50)}×, p95 ${fmt(s.p95 / t.p95)}× (the SDK always runs its command through \`bash -l -c\`, so this line includes bash's start-up).`;
   writeResultsSection('e2b', md);
   console.log(md);
 } finally {
