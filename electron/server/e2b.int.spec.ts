@@ -159,6 +159,10 @@ describe('the e2b SDK against Warden', () => {
   it('lists the agent sandboxes, and names what Warden does not support', async () => {
     const listed = await Sandbox.list().nextItems();
     expect(listed.map((s) => s.sandboxId)).toContain(sbx.sandboxId);
+    const byMetadata = (value: string) => Sandbox.list({ query: { metadata: { [TEST_LABEL_KEY]: value } } }).nextItems();
+    expect((await byMetadata(ts.t.runId)).map((s) => s.sandboxId)).toEqual([sbx.sandboxId]);
+    expect(await byMetadata('another-run')).toEqual([]);
+    expect(await Sandbox.list({ query: { state: ['paused'] } }).nextItems()).toEqual([]);
     for (const unsupported of [
       () => sbx.setTimeout(60_000),
       () => sbx.files.makeDir('made'),

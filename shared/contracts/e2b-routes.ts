@@ -8,6 +8,7 @@ import {
   E2bNewSandboxSchema,
   E2bSandboxParamsSchema,
   E2bConnectSchema,
+  E2bListQuerySchema,
   FsListDirRequestSchema,
   FsPathRequestSchema,
   ProcessListRequestSchema,
@@ -46,8 +47,8 @@ export const E2bRoutes = {
     status: 201,
     response: answer<E2bSandbox>(),
   },
-  'sandbox.list': { method: 'GET', path: '/v2/sandboxes', response: answer<E2bListedSandbox[]>() },
-  'sandbox.list.v1': { method: 'GET', path: '/sandboxes', response: answer<E2bListedSandbox[]>() },
+  'sandbox.list': { method: 'GET', path: '/v2/sandboxes', query: E2bListQuerySchema, response: answer<E2bListedSandbox[]>() },
+  'sandbox.list.v1': { method: 'GET', path: '/sandboxes', query: E2bListQuerySchema, response: answer<E2bListedSandbox[]>() },
   'sandbox.get': {
     method: 'GET',
     path: '/sandboxes/:sandboxID',

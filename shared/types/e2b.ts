@@ -31,6 +31,18 @@ export const E2bNewSandboxSchema = z.object({
 });
 export type E2bNewSandbox = z.infer<typeof E2bNewSandboxSchema>;
 
+/** GET /v2/sandboxes: filters (metadata as `k=v&k2=v2`, states comma-separated); one page holds every match. */
+export const E2bListQuerySchema = z.object({
+  metadata: z.string().max(8192).optional(),
+  state: z.string().max(64).optional(),
+  template: z.string().max(256).optional(),
+  startedAfter: z.string().max(64).optional(),
+  order: z.string().max(16).optional(),
+  limit: z.string().max(16).optional(),
+  nextToken: z.string().max(1024).optional(),
+});
+export type E2bListQuery = z.infer<typeof E2bListQuerySchema>;
+
 /** POST /v2/sandboxes/{id}/connect: a new timeout, and how to resume a paused one (Warden does neither). */
 export const E2bConnectSchema = z.object({ timeout: z.number().int().min(0).optional(), memory: z.boolean().optional() });
 export const E2bSandboxParamsSchema = z.object({ sandboxID: z.string().min(1).max(128) });

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { E2B_ENVD_VERSION, E2B_TEMPLATES, E2bRoutes, type E2bRouteName } from '../../../shared/contracts/e2b-routes.js';
 import { parseWith } from '../../../shared/contracts/parse.js';
 import { WardenError } from '../../../shared/errors.js';
-import type { E2bListedSandbox, E2bNewSandbox, E2bSandbox } from '../../../shared/types/e2b.js';
+import type { E2bListedSandbox, E2bListQuery, E2bNewSandbox, E2bSandbox } from '../../../shared/types/e2b.js';
 import type { SandboxInfo } from '../../../shared/types/sandbox.js';
 import type { Gateway } from '../../engine/gateway/gateway.js';
 import { contextOf, type E2bAccess } from './e2b-access.js';
@@ -18,7 +18,7 @@ const RESERVED_LABEL = /^(warden\.|e2b\.)/;
 const MiB = 1024 * 1024;
 const NO_END = '9999-12-31T23:59:59.000Z';
 
-type Handler = (input: { params: { sandboxID: string }; body: unknown }, req: FastifyRequest) => Promise<unknown>;
+type Handler = (input: { params: { sandboxID: string }; query: unknown; body: unknown }, req: FastifyRequest) => Promise<unknown>;
 
 function register(app: FastifyInstance, name: E2bRouteName, handler: Handler): void {
   const route = E2bRoutes[name];
@@ -28,8 +28,9 @@ function register(app: FastifyInstance, name: E2bRouteName, handler: Handler): v
     config: { e2b: 'api' },
     handler: async (req, reply: FastifyReply) => {
       const params = 'params' in route ? (parseWith(route.params, req.params, 'sandbox id') as { sandboxID: string }) : { sandboxID: '' };
+      const query = 'query' in route ? parseWith(route.query, req.query ?? {}, 'query') : undefined;
       const body = 'body' in route ? parseWith(route.body, req.body ?? {}, route.bodyName) : undefined;
-      const answer = await handler({ params, body }, req);
+      const answer = await handler({ params, query, body }, req);
       reply.code('status' in route ? route.status : 200);
       return answer ?? reply.send();
     },
@@ -52,6 +53,14 @@ function listed(info: SandboxInfo): E2bListedSandbox {
     state: info.state === 'paused' ? 'paused' : 'running',
     envdVersion: E2B_ENVD_VERSION,
   };
+}
+
+/** The list's filters: every metadata pair, one of the states, the template. */
+function matching(q: E2bListQuery): (s: E2bListedSandbox) => boolean {
+  const pairs = [...new URLSearchParams(q.metadata ?? '')];
+  const states = q.state ? q.state.split(',') : null;
+  return (s) =>
+    pairs.every(([k, v]) => s.metadata[k] === v) && (!states || states.includes(s.state)) && (!q.template || s.templateID === q.template);
 }
 
 /** What Warden's create is asked for, or why it cannot be. */
@@ -99,10 +108,10 @@ export function registerE2bRest(app: FastifyInstance, { gateway, access }: { gat
   register(app, 'sandbox.create', create);
   register(app, 'sandbox.create.v1', create);
 
-  const list: Handler = async (_in, req) => {
+  const list: Handler = async ({ query }, req) => {
     const { caller } = access.apiCaller(req.headers);
-    const all = await gateway.listSandboxes(contextOf(caller));
-    return all.filter((s) => s.state === 'running' || s.state === 'paused').map(listed);
+    const all = (await gateway.listSandboxes(contextOf(caller))).filter((s) => s.state === 'running' || s.state === 'paused');
+    return all.map(listed).filter(matching(query as E2bListQuery));
   };
   register(app, 'sandbox.list', list);
   register(app, 'sandbox.list.v1', list);
