@@ -61,7 +61,7 @@ beforeAll(async () => {
   }
   expect(process.env.E2B_API_URL).toBe(`${ts.server.url}${E2B_PREFIX}`);
   expect(process.env.E2B_SANDBOX_URL).toBe(`${ts.server.url}${E2B_PREFIX}`);
-  sbx = await Sandbox.create({ metadata: { [TEST_LABEL_KEY]: ts.t.runId } });
+  sbx = await Sandbox.create({ metadata: { [TEST_LABEL_KEY]: ts.t.runId }, envs: { GREETING: 'hi' }, timeoutMs: 600_000 });
   await ts.server.engine.attestations.idle();
 });
 
@@ -77,6 +77,10 @@ describe('the e2b SDK against Warden', () => {
   it('writes, runs with streamed output, reads, lists and checks files in a Warden sandbox', async () => {
     const info = await sbx.getInfo();
     expect(info).toMatchObject({ sandboxId: sbx.sandboxId, templateId: 'base', metadata: { [TEST_LABEL_KEY]: ts.t.runId } });
+    // timeoutMs is the sandbox's TTL; envs are the sandbox's env; ~ is the workspace.
+    expect(info.endAt.getTime() - Date.now()).toBeGreaterThan(0);
+    expect(info.endAt.getTime() - Date.now()).toBeLessThanOrEqual(600_000);
+    expect((await sbx.commands.run('echo $GREETING; cd ~ && pwd')).stdout).toBe('hi\n/workspace\n');
 
     await sbx.files.write('/home/user/hello.py', 'print("hello from", 6 * 7)\n');
     const chunks: string[] = [];

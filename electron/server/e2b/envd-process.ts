@@ -96,7 +96,8 @@ export async function startProcess(
       {
         cmd: [config.cmd, ...config.args],
         ...(cwd ? { cwd } : {}),
-        ...(Object.keys(config.envs).length ? { env: config.envs } : {}),
+        // ~ is the E2B home, and that is /workspace here (envd-paths.ts); the caller's own HOME wins.
+        env: { HOME: '/workspace', ...config.envs },
       },
       {
         onStdout: chunk(stdout),
