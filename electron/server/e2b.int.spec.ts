@@ -172,6 +172,8 @@ describe('the e2b SDK against Warden', () => {
       () => sbx.files.makeDir('made'),
       () => sbx.files.rename('hello.py', 'renamed.py'),
       () => sbx.pty.create({ cols: 80, rows: 24, onData: () => undefined }),
+      () => sbx.commands.run('id', { user: 'root' }),
+      () => sbx.files.read('hello.py', { user: 'root' }),
     ])
       expect((await failure(unsupported())).message).toContain('not supported by Warden');
   });

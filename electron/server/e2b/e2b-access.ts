@@ -10,6 +10,7 @@ import { WardenError } from '../../../shared/errors.js';
 import type { TokenInfo } from '../../../shared/types/api.js';
 import type { AgentContext } from '../../engine/gateway/gateway.js';
 import type { TokenStore } from '../tokens.js';
+import { E2bUnsupported } from './e2b-errors.js';
 
 interface Grant {
   apiKey: string;
@@ -41,8 +42,9 @@ export class E2bAccess {
     return { caller, apiKey };
   }
 
-  /** A new access token for one sandbox, for the holder of apiKey. */
+  /** The access token of one sandbox for the holder of apiKey: one per pair, however often it is asked for. */
   grant(apiKey: string, sandboxId: string): string {
+    for (const [token, g] of this.grants) if (g.apiKey === apiKey && g.sandboxId === sandboxId) return token;
     const token = `wea_${randomBytes(24).toString('base64url')}`;
     this.grants.set(token, { apiKey, sandboxId });
     return token;
@@ -67,6 +69,18 @@ export class E2bAccess {
         'send E2b-Sandbox-Id of the sandbox it was issued for',
       );
     return { caller, sandboxId };
+  }
+
+  /**
+   * The E2B user a call asks to act as (envd's Basic authorization, or ?username=). Warden's policy
+   * decides who runs commands, so only the SDK's own default, `user`, is taken, and means that.
+   */
+  static checkUser(headers: IncomingHttpHeaders, username?: string): void {
+    const basic = /^Basic ([A-Za-z0-9+/=]+)$/.exec(header(headers, 'authorization') ?? '');
+    const fromHeader = basic ? Buffer.from(basic[1]!, 'base64').toString('utf8').split(':')[0] : undefined;
+    for (const name of [fromHeader, username])
+      if (name && name !== 'user')
+        throw new E2bUnsupported(`acting as user "${name}"`, "Warden's policy decides which user runs a command");
   }
 
   /** Forgets the tokens of a sandbox that is gone. */

@@ -58,6 +58,7 @@ export async function registerE2b(app: FastifyInstance, deps: ServerDeps): Promi
           const who = access.envdCaller(req.headers);
           req.caller = who.caller;
           req.e2bSandbox = who.sandboxId;
+          E2bAccess.checkUser(req.headers, (req.query as { username?: unknown } | undefined)?.username as string | undefined);
         }
       });
       scope.setErrorHandler((err, req, reply) => sendFailure(req, reply, err));
