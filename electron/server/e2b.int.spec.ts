@@ -188,6 +188,26 @@ describe('the e2b SDK against Warden', () => {
     expect(err.message).toMatch(/not found|404/i);
   });
 
+  it('holds an envd access token to its own sandbox, and only while its agent token lives', async () => {
+    const base = `${ts.server.url}${E2B_PREFIX}`;
+    const second = ts.server.tokens.create(AGENT);
+    const detail = await fetch(`${base}/sandboxes/${sbx.sandboxId}`, { headers: { 'X-API-KEY': second.token } });
+    expect(detail.status).toBe(200);
+    const { envdAccessToken } = (await detail.json()) as { envdAccessToken: string };
+    const listDir = (sandboxId: string) =>
+      fetch(`${base}/filesystem.Filesystem/ListDir`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'X-Access-Token': envdAccessToken, 'E2b-Sandbox-Id': sandboxId },
+        body: JSON.stringify({ path: '/home/user', depth: 1 }),
+      });
+    expect((await listDir(sbx.sandboxId)).status).toBe(200);
+    const elsewhere = await listDir('0'.repeat(64));
+    expect(elsewhere.status).toBe(401);
+    expect(await elsewhere.json()).toMatchObject({ code: 'unauthenticated' });
+    ts.server.tokens.revoke(second.info.id);
+    expect((await listDir(sbx.sandboxId)).status).toBe(401);
+  });
+
   it('`warden e2b env` says what to start when no Warden serves the home', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'warden-e2b-env-'));
     try {
