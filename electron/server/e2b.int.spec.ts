@@ -108,6 +108,17 @@ describe('the e2b SDK against Warden', () => {
     expect(kinds).toEqual(expect.arrayContaining(['sandbox.created', 'file.written', 'exec.started', 'exec.finished', 'file.read']));
   });
 
+  it('writes several files in one call, bytes intact, each its own call in the run', async () => {
+    const bytes = new Uint8Array([0, 255, 1, 254, 10, 13]);
+    const written = await sbx.files.write([
+      { path: 'many/a.txt', data: 'A' },
+      { path: '/home/user/many/b.bin', data: bytes.buffer },
+    ]);
+    expect(written.map((w) => w.path)).toEqual(['/workspace/many/a.txt', '/workspace/many/b.bin']);
+    expect(await sbx.files.read('many/b.bin', { format: 'bytes' })).toEqual(bytes);
+    expect((await sbx.files.list('many')).map((e) => e.name)).toEqual(['a.txt', 'b.bin']);
+  });
+
   it('gives a failing command the SDK CommandExitError with its exit code and stderr', async () => {
     const err = await failure(sbx.commands.run('echo oops >&2; exit 3'));
     expect(err).toBeInstanceOf(CommandExitError);
