@@ -117,6 +117,8 @@ describe('the e2b SDK against Warden', () => {
     expect(written.map((w) => w.path)).toEqual(['/workspace/many/a.txt', '/workspace/many/b.bin']);
     expect(await sbx.files.read('many/b.bin', { format: 'bytes' })).toEqual(bytes);
     expect((await sbx.files.list('many')).map((e) => e.name)).toEqual(['a.txt', 'b.bin']);
+    await sbx.files.write('many/z.txt', 'zipped on the way\n', { gzip: true });
+    expect(await sbx.files.read('many/z.txt')).toBe('zipped on the way\n');
   });
 
   it('gives a failing command the SDK CommandExitError with its exit code and stderr', async () => {

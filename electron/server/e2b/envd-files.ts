@@ -3,6 +3,7 @@
 // one of the gateway's file calls (read, write, list) under /workspace confinement and the policy's
 // path rules. Stat is a list of the parent directory, so it is judged as a list is.
 import { posix } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { WardenError } from '../../../shared/errors.js';
 import type { FileEntry, FileList } from '../../../shared/types/api.js';
 import type { EntryInfo, EnvdWrittenFile, FileTypeName } from '../../../shared/types/e2b.js';
@@ -62,9 +63,22 @@ export function readFile(gateway: Gateway, ctx: AgentContext, sandboxId: string,
   return gateway.readFile(ctx, sandboxId, wardenPath(path));
 }
 
+/** The body as sent: gzip (files.write with gzip) is undone, bounded so a small bomb cannot become a large file. */
+function decoded(body: Buffer, encoding: string, maxBytes: number): Buffer {
+  if (encoding === '' || encoding === 'identity') return body;
+  if (encoding !== 'gzip') throw new WardenError('E_BAD_INPUT', `Content-Encoding ${encoding} is not accepted`, 'send gzip or identity');
+  try {
+    return gunzipSync(body, { maxOutputLength: maxBytes + 1 });
+  } catch (err) {
+    if (err instanceof RangeError) throw new WardenError('E_TOO_LARGE', `the upload unpacks to more than ${maxBytes} bytes`);
+    throw new WardenError('E_BAD_INPUT', 'the gzip body could not be read');
+  }
+}
+
 /** The files of an upload: the body itself for one file (octet-stream), or each `file` part of a form. */
-async function uploadedFiles(contentType: string, body: unknown, path: string | undefined): Promise<{ path: string; data: Buffer }[]> {
-  if (!Buffer.isBuffer(body)) throw new WardenError('E_BAD_INPUT', 'send the file as multipart/form-data or application/octet-stream');
+async function uploadedFiles(contentType: string, raw: unknown, path: string | undefined, encoding: string, maxBytes: number) {
+  if (!Buffer.isBuffer(raw)) throw new WardenError('E_BAD_INPUT', 'send the file as multipart/form-data or application/octet-stream');
+  const body = decoded(raw, encoding, maxBytes);
   if (!contentType.startsWith('multipart/form-data')) {
     if (!path) throw new WardenError('E_BAD_INPUT', 'path is required for an application/octet-stream upload');
     return [{ path, data: body }];
@@ -90,11 +104,12 @@ export async function writeFiles(
   gateway: Gateway,
   ctx: AgentContext,
   sandboxId: string,
-  upload: { contentType: string; body: unknown; path: string | undefined },
+  upload: { contentType: string; contentEncoding: string; body: unknown; path: string | undefined },
 ): Promise<EnvdWrittenFile[]> {
   const written: EnvdWrittenFile[] = [];
+  const max = gateway.policy.files.maxWriteBytes;
   // One after another: each is its own call in the run, in the order the caller gave them.
-  for (const file of await uploadedFiles(upload.contentType, upload.body, upload.path)) {
+  for (const file of await uploadedFiles(upload.contentType, upload.body, upload.path, upload.contentEncoding, max)) {
     const done = await gateway.writeFile(ctx, sandboxId, wardenPath(file.path), file.data);
     written.push({ name: posix.basename(done.path), type: 'file', path: done.path });
   }

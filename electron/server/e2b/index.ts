@@ -108,7 +108,13 @@ export async function registerE2b(app: FastifyInstance, deps: ServerDeps): Promi
       scope.post('/files', { config: { e2b: 'envd-http' }, bodyLimit }, async (req) => {
         const query = parseWith(EnvdFilesQuerySchema, req.query, 'query');
         const contentType = String(req.headers['content-type'] ?? '');
-        return writeFiles(gateway, contextOf(req.caller!), req.e2bSandbox, { contentType, body: req.body, path: query.path });
+        const contentEncoding = String(req.headers['content-encoding'] ?? '').toLowerCase();
+        return writeFiles(gateway, contextOf(req.caller!), req.e2bSandbox, {
+          contentType,
+          contentEncoding,
+          body: req.body,
+          path: query.path,
+        });
       });
 
       // Everything else of the E2B API (templates, volumes, snapshots, pause, metrics …), named.
