@@ -121,6 +121,20 @@ describe('the e2b SDK against Warden', () => {
     expect(await sbx.files.read('many/z.txt')).toBe('zipped on the way\n');
   });
 
+  it('makes directories with their parents, false when already there, only in the workspace', async () => {
+    expect(await sbx.files.makeDir('/home/user/made/deep')).toBe(true);
+    expect(await sbx.files.makeDir('made/deep')).toBe(false);
+    expect(await sbx.files.makeDir('made')).toBe(false);
+    expect((await sbx.files.getInfo('made/deep')).type).toBe('dir');
+    expect((await failure(sbx.files.makeDir('/etc/nope'))).message).toMatch(/workspace/);
+    // A symlink in the workspace is never followed out of it.
+    await sbx.commands.run('ln -s /etc ~/out-link');
+    expect((await failure(sbx.files.makeDir('out-link/nope'))).message).toContain('symlink');
+    expect((await failure(sbx.files.read('out-link/hostname'))).message).toContain('symlink');
+    const entries = ts.audit.entries.filter((e) => e.kind === 'file.dir-made' && e.sandboxId === sbx.sandboxId);
+    expect(entries.map((e) => (e.payload as { path: string; created: boolean }).created)).toEqual([true, false, false]);
+  });
+
   it('gives a failing command the SDK CommandExitError with its exit code and stderr', async () => {
     const err = await failure(sbx.commands.run('echo oops >&2; exit 3'));
     expect(err).toBeInstanceOf(CommandExitError);
@@ -182,7 +196,6 @@ describe('the e2b SDK against Warden', () => {
     expect(await Sandbox.list({ query: { state: ['paused'] } }).nextItems()).toEqual([]);
     for (const unsupported of [
       () => sbx.setTimeout(60_000),
-      () => sbx.files.makeDir('made'),
       () => sbx.files.rename('hello.py', 'renamed.py'),
       () => sbx.pty.create({ cols: 80, rows: 24, onData: () => undefined }),
       () => sbx.commands.run('id', { user: 'root' }),

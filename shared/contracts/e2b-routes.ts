@@ -84,6 +84,7 @@ export const EnvdRpcs = {
   'process.Process/SendSignal': { kind: 'unary', request: ProcessSignalRequestSchema, response: answer<Record<string, never>>() },
   'process.Process/List': { kind: 'unary', request: ProcessListRequestSchema, response: answer<{ processes: ProcessInfo[] }>() },
   'filesystem.Filesystem/ListDir': { kind: 'unary', request: FsListDirRequestSchema, response: answer<{ entries: EntryInfo[] }>() },
+  'filesystem.Filesystem/MakeDir': { kind: 'unary', request: FsPathRequestSchema, response: answer<{ entry: EntryInfo }>() },
   'filesystem.Filesystem/Stat': { kind: 'unary', request: FsPathRequestSchema, response: answer<{ entry: EntryInfo }>() },
 } as const;
 

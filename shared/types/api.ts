@@ -32,6 +32,12 @@ export interface FileList {
   entries: FileEntry[];
 }
 
+export interface DirMade {
+  path: string;
+  /** False when the directory was already there. */
+  created: boolean;
+}
+
 export interface FileWritten {
   path: string;
   bytes: number;

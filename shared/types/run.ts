@@ -13,6 +13,7 @@ export const TOOL_NAMES = [
   'file.read',
   'file.write',
   'file.list',
+  'file.mkdir',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 

@@ -1,9 +1,9 @@
-// The file verbs' part of a call (read, write, list): one path under /workspace, its shape checked
+// The file verbs' part of a call (read, write, list, mkdir): one path under /workspace, its shape checked
 // (podman/workspace-path.ts) and then the policy's path rules (path-policy.ts) as the verdict; the
 // engine does the I/O and records it, named after the call; the result fills the call's digests and sizes.
 import { createHash } from 'node:crypto';
 import { WardenError } from '../../../shared/errors.js';
-import type { FileList, FileWritten } from '../../../shared/types/api.js';
+import type { DirMade, FileList, FileWritten } from '../../../shared/types/api.js';
 import type { ToolCallInfo } from '../../../shared/types/run.js';
 import type { SandboxInfo } from '../../../shared/types/sandbox.js';
 import type { CallRef, WardenEngine } from '../engine.js';
@@ -13,7 +13,7 @@ import { fileVerdict, pathAccess } from './path-policy.js';
 import type { EffectivePolicy } from './policy-load.js';
 import type { Run } from './runs.js';
 
-export type FileOp = 'read' | 'write' | 'list';
+export type FileOp = 'read' | 'write' | 'list' | 'mkdir';
 
 /** What differs between the file verbs: the call's args, the engine's operation, and what its result puts on the call. */
 export interface FileVerb<T> {
@@ -35,7 +35,7 @@ export function fileSpec<T>(op: FileOp, ctx: AgentContext, path: string, hooks: 
     verdict: () => {
       comps = workspaceComponents(path);
       if (op === 'write' && comps.length === 0) throw new WardenError('E_BAD_INPUT', '/workspace is a directory; name a file in it');
-      return fileVerdict(ctx, policy, workspacePath(comps), op === 'write', op);
+      return fileVerdict(ctx, policy, workspacePath(comps), op === 'write' || op === 'mkdir', op);
     },
     body: (call) => verb.act(info, comps, { runId: run.id, callId: call.id }, policy),
     settle: (call, value) => {
@@ -75,6 +75,15 @@ export function listVerb(engine: WardenEngine, path: string): FileVerb<FileList>
     settle: (call, list) => {
       call.bytes = { entries: list.entries.length };
     },
+  };
+}
+
+/** A directory and its missing parents; `created` is false when it was already there. */
+export function mkdirVerb(engine: WardenEngine, path: string): FileVerb<DirMade> {
+  return {
+    args: { path },
+    act: (info, comps, call) => engine.files.makeDir(info, comps, call),
+    settle: () => undefined,
   };
 }
 

@@ -59,6 +59,13 @@ if op == "list":
             out.append({"name": e.name, "type": t, "size": st.st_size, "mode": stat.S_IMODE(m), "mtime": st.st_mtime})
             if len(out) >= limit: break
     sys.stdout.write(json.dumps(out)); sys.exit(0)
+if op == "mkdir":
+    made = False
+    for i in range(len(comps)):
+        existed = kind(d, comps[i]) is not None
+        d = opendir(d, i, create=True)
+        made = made or not existed
+    sys.stdout.write(json.dumps({"created": made})); sys.exit(0)
 if last < 0: fail("E_BAD_INPUT", "/workspace is a directory")
 for i in range(last): d = opendir(d, i, create=(op == "write"))
 name = comps[last]
@@ -166,6 +173,12 @@ export async function writeFileIn(
   if (runner) await writeThroughRunner(runner, comps, data);
   else await runHelper(conn, containerId, 'write', 1024, comps, data.toString('base64'));
   return { bytes: data.length, sha256: createHash('sha256').update(data).digest('hex') };
+}
+
+/** mkdir -p under /workspace by the helper (the runner has no mkdir): false when it was all there. */
+export async function makeDirIn(conn: PodmanConnection, containerId: string, comps: string[]): Promise<boolean> {
+  const run = await runHelper(conn, containerId, 'mkdir', 0, comps);
+  return (JSON.parse(run.stdout.toString('utf8')) as { created: boolean }).created === true;
 }
 
 export async function listDirIn(conn: PodmanConnection, containerId: string, comps: string[]): Promise<FileEntry[]> {

@@ -13,6 +13,13 @@ export class E2bUnsupported extends WardenError {
   }
 }
 
+/** What envd answers for a directory that is already there (the SDK's makeDir then returns false). */
+export class E2bAlreadyExists extends WardenError {
+  constructor(path: string) {
+    super('E_CONFLICT', `${path} already exists`);
+  }
+}
+
 export type ConnectCode =
   | 'invalid_argument'
   | 'unauthenticated'
@@ -61,6 +68,7 @@ export interface E2bFailure {
 export function e2bFailure(err: unknown): E2bFailure {
   const { status, info } = errorResponse(err);
   const hint = info.hint ? ` (${info.hint})` : '';
+  if (err instanceof E2bAlreadyExists) return { status: 409, connect: 'already_exists', message: info.message };
   if (err instanceof E2bUnsupported) return { status: 501, connect: 'unimplemented', message: `${info.message}${hint}` };
   // Every refusal of the gateway (policy, approvals, budgets, the breaker) is Warden's policy speaking.
   if (isGatewayDenial(err) || info.code === 'E_POLICY_DENIED')

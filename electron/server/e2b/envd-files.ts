@@ -1,6 +1,6 @@
 // envd's files for the e2b SDK (sandbox.files): the HTTP /files download and upload (one file as
-// raw bytes, or several as multipart form data) and filesystem.Filesystem's ListDir and Stat, each
-// one of the gateway's file calls (read, write, list) under /workspace confinement and the policy's
+// raw bytes, or several as multipart form data) and filesystem.Filesystem's ListDir, Stat and MakeDir,
+// each one of the gateway's file calls (read, write, list, mkdir) under /workspace confinement and the policy's
 // path rules. Stat is a list of the parent directory, so it is judged as a list is.
 import { posix } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -9,7 +9,7 @@ import type { FileEntry, FileList } from '../../../shared/types/api.js';
 import type { EntryInfo, EnvdWrittenFile, FileTypeName } from '../../../shared/types/e2b.js';
 import type { Gateway } from '../../engine/gateway/gateway.js';
 import type { AgentContext } from '../../engine/gateway/call-spec.js';
-import { E2bUnsupported } from './e2b-errors.js';
+import { E2bAlreadyExists, E2bUnsupported } from './e2b-errors.js';
 import { wardenPath } from './envd-paths.js';
 
 const TYPES: Record<FileEntry['type'], FileTypeName> = {
@@ -56,6 +56,14 @@ export async function stat(gateway: Gateway, ctx: AgentContext, sandboxId: strin
   const found = parent.entries.find((e) => e.name === posix.basename(absolute));
   if (!found) throw new WardenError('E_NOT_FOUND', `${path} does not exist`);
   return { entry: entryInfo(parent.path, found) };
+}
+
+/** MakeDir: the directory and its parents; one that is already there is envd's already_exists. */
+export async function makeDir(gateway: Gateway, ctx: AgentContext, sandboxId: string, path: string): Promise<{ entry: EntryInfo }> {
+  const made = await gateway.makeDir(ctx, sandboxId, wardenPath(path));
+  if (!made.created) throw new E2bAlreadyExists(made.path);
+  const entry = { name: posix.basename(made.path), type: 'dir' as const, size: 0, mode: 0o755, mtime: new Date().toISOString() };
+  return { entry: entryInfo(posix.dirname(made.path), entry) };
 }
 
 export function readFile(gateway: Gateway, ctx: AgentContext, sandboxId: string, path: string | undefined): Promise<Buffer> {

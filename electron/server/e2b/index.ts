@@ -12,7 +12,7 @@ import { CONNECT_STREAM_TYPE, connectErrorBody, connectStreamError, readEnvelope
 import { contextOf, E2bAccess } from './e2b-access.js';
 import { e2bFailure, E2bUnsupported } from './e2b-errors.js';
 import { registerE2bRest } from './e2b-rest.js';
-import { listDir, readFile, stat, writeFiles } from './envd-files.js';
+import { listDir, makeDir, readFile, stat, writeFiles } from './envd-files.js';
 import { keepaliveMs, listProcesses, ProcessTable, signalProcess, startProcess } from './envd-process.js';
 
 /** What a route of this door is: the control plane, envd (RPC or HTTP), or an answer that needs no key. */
@@ -92,6 +92,8 @@ export async function registerE2b(app: FastifyInstance, deps: ServerDeps): Promi
             const r = parseWith(EnvdRpcs[name].request, raw, method);
             return listDir(gateway, ctx, sandboxId, r.path, r.depth);
           }
+          case 'filesystem.Filesystem/MakeDir':
+            return makeDir(gateway, ctx, sandboxId, parseWith(EnvdRpcs[name].request, raw, method).path);
           case 'filesystem.Filesystem/Stat':
             return stat(gateway, ctx, sandboxId, parseWith(EnvdRpcs[name].request, raw, method).path);
         }

@@ -49,6 +49,7 @@ export function callTarget(call: ToolCallInfo): string {
     case 'file.read':
     case 'file.write':
     case 'file.list':
+    case 'file.mkdir':
       return str(a.path) ?? '/workspace';
     case 'sandbox.create':
       return str(a.name) ?? '';
