@@ -17,6 +17,7 @@ const TEMPLATE_LABEL = 'e2b.template';
 const RESERVED_LABEL = /^(warden\.|e2b\.)/;
 const MiB = 1024 * 1024;
 const NO_END = '9999-12-31T23:59:59.000Z';
+const E2B_DEFAULT_TIMEOUT_S = 300;
 
 type Handler = (input: { params: { sandboxID: string }; query: unknown; body: unknown }, req: FastifyRequest) => Promise<unknown>;
 
@@ -85,7 +86,8 @@ function createSpec(body: E2bNewSandbox, defaultImage: string): Record<string, u
   return {
     labels: { ...metadata, [TEMPLATE_LABEL]: body.templateID },
     ...(body.envVars && Object.keys(body.envVars).length ? { env: body.envVars } : {}),
-    ...(body.timeout ? { ttlSeconds: body.timeout } : {}),
+    // E2B's own default when the SDK sends none: a forgotten sandbox goes away as it would there.
+    ttlSeconds: body.timeout ?? E2B_DEFAULT_TIMEOUT_S,
   };
 }
 
