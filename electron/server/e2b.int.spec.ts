@@ -135,6 +135,29 @@ describe('the e2b SDK against Warden', () => {
     expect(entries.map((e) => (e.payload as { path: string; created: boolean }).created)).toEqual([true, false, false]);
   });
 
+  it('renames files and removes files and empty directories; a directory with content is refused, not emptied', async () => {
+    await sbx.files.write('mv/src.txt', 'moving\n');
+    const moved = await sbx.files.rename('mv/src.txt', '/home/user/mv/dst.txt');
+    expect(moved).toMatchObject({ name: 'dst.txt', type: 'file', path: '/workspace/mv/dst.txt' });
+    expect(await sbx.files.read('mv/dst.txt')).toBe('moving\n');
+    expect(await sbx.files.exists('mv/src.txt')).toBe(false);
+    expect((await failure(sbx.files.rename('mv', 'mv2'))).message).toContain('directory');
+    expect((await failure(sbx.files.rename('mv/dst.txt', '/etc/dst.txt'))).message).toMatch(/workspace/);
+    expect((await failure(sbx.files.remove('mv'))).message).toContain('not empty');
+    // Through a symlink out of the workspace (made in the makeDir case): refused both ways.
+    expect((await failure(sbx.files.remove('out-link/hostname'))).message).toContain('symlink');
+    expect((await failure(sbx.files.rename('mv/dst.txt', 'out-link/dst.txt'))).message).toContain('symlink');
+    await sbx.files.remove('mv/dst.txt');
+    await sbx.files.remove('mv');
+    expect(await sbx.files.exists('mv')).toBe(false);
+    // Removing a symlink removes the link, never what it points to.
+    await sbx.commands.run('mkdir -p ~/keep && echo kept > ~/keep/k.txt && ln -s ~/keep ~/keep-link');
+    await sbx.files.remove('keep-link');
+    expect(await sbx.files.read('keep/k.txt')).toBe('kept\n');
+    const kinds = ts.audit.entries.filter((e) => e.sandboxId === sbx.sandboxId).map((e) => e.kind);
+    expect(kinds).toEqual(expect.arrayContaining(['file.moved', 'file.removed']));
+  });
+
   it('gives a failing command the SDK CommandExitError with its exit code and stderr', async () => {
     const err = await failure(sbx.commands.run('echo oops >&2; exit 3'));
     expect(err).toBeInstanceOf(CommandExitError);
@@ -196,7 +219,6 @@ describe('the e2b SDK against Warden', () => {
     expect(await Sandbox.list({ query: { state: ['paused'] } }).nextItems()).toEqual([]);
     for (const unsupported of [
       () => sbx.setTimeout(60_000),
-      () => sbx.files.rename('hello.py', 'renamed.py'),
       () => sbx.pty.create({ cols: 80, rows: 24, onData: () => undefined }),
       () => sbx.commands.run('id', { user: 'root' }),
       () => sbx.files.read('hello.py', { user: 'root' }),

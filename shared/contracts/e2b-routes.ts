@@ -10,6 +10,7 @@ import {
   E2bConnectSchema,
   E2bListQuerySchema,
   FsListDirRequestSchema,
+  FsMoveRequestSchema,
   FsPathRequestSchema,
   ProcessListRequestSchema,
   ProcessSignalRequestSchema,
@@ -85,6 +86,8 @@ export const EnvdRpcs = {
   'process.Process/List': { kind: 'unary', request: ProcessListRequestSchema, response: answer<{ processes: ProcessInfo[] }>() },
   'filesystem.Filesystem/ListDir': { kind: 'unary', request: FsListDirRequestSchema, response: answer<{ entries: EntryInfo[] }>() },
   'filesystem.Filesystem/MakeDir': { kind: 'unary', request: FsPathRequestSchema, response: answer<{ entry: EntryInfo }>() },
+  'filesystem.Filesystem/Remove': { kind: 'unary', request: FsPathRequestSchema, response: answer<Record<string, never>>() },
+  'filesystem.Filesystem/Move': { kind: 'unary', request: FsMoveRequestSchema, response: answer<{ entry: EntryInfo }>() },
   'filesystem.Filesystem/Stat': { kind: 'unary', request: FsPathRequestSchema, response: answer<{ entry: EntryInfo }>() },
 } as const;
 

@@ -121,6 +121,7 @@ export interface ProcessInfo {
 // ---- envd: filesystem.Filesystem ----
 
 export const FsPathRequestSchema = z.object({ path: z.string().min(1).max(4096) });
+export const FsMoveRequestSchema = z.object({ source: z.string().min(1).max(4096), destination: z.string().min(1).max(4096) });
 export const FsListDirRequestSchema = FsPathRequestSchema.extend({ depth: z.number().int().min(0).default(1) });
 
 export type FileTypeName = 'FILE_TYPE_UNSPECIFIED' | 'FILE_TYPE_FILE' | 'FILE_TYPE_DIRECTORY' | 'FILE_TYPE_SYMLINK';

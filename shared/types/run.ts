@@ -14,6 +14,8 @@ export const TOOL_NAMES = [
   'file.write',
   'file.list',
   'file.mkdir',
+  'file.remove',
+  'file.move',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 

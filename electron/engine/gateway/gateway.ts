@@ -5,7 +5,7 @@
 // record, its verdict, the engine call, and how the result fills the call.
 import { WardenError } from '../../../shared/errors.js';
 import type { GatewayMethodHandlers, GatewayMethodParams } from '../../../shared/contracts/methods.js';
-import type { ApiExecBody, DirMade, FileList, FileWritten } from '../../../shared/types/api.js';
+import type { ApiExecBody, DirMade, FileList, FileMoved, FileWritten } from '../../../shared/types/api.js';
 import type { ExecResult } from '../../../shared/types/exec.js';
 import type { Policy } from '../../../shared/types/policy.js';
 import type { ApprovalInfo, RunDetail, RunInfo, ToolCallInfo, ToolName } from '../../../shared/types/run.js';
@@ -18,7 +18,8 @@ import { attestationDenial } from './attestation-gate.js';
 import type { ContextAuditSink } from './audit-context.js';
 import { CallRunner } from './call-runner.js';
 import { boundArgs, type AgentContext, type CallHooks, type SandboxCall } from './call-spec.js';
-import { fileRunArgs, fileSpec, listVerb, mkdirVerb, readVerb, writeVerb, type FileOp, type FileVerb } from './file-call.js';
+import { fileRunArgs, fileSpec, listVerb, mkdirVerb, moveVerb, readVerb, removeVerb, writeVerb } from './file-call.js';
+import type { FileOp, FileVerb } from './file-call.js';
 import { createInput, createVerdict, parseSandboxSpec, sandboxToCreate } from './create-policy.js';
 import { GatewayDenial } from './denial.js';
 import { ExecCall, pickExec } from './exec-call.js';
@@ -171,6 +172,14 @@ export class Gateway implements GatewayMethodHandlers {
     return this.fileCall('mkdir', ctx, ref, path, hooks, mkdirVerb(this.engine, path));
   }
 
+  removePath(ctx: AgentContext, ref: string, path: string, hooks?: CallHooks): Promise<{ path: string }> {
+    return this.fileCall('remove', ctx, ref, path, hooks, removeVerb(this.engine, path));
+  }
+
+  movePath(ctx: AgentContext, ref: string, path: string, to: string, hooks?: CallHooks): Promise<FileMoved> {
+    return this.fileCall('move', ctx, ref, path, hooks, moveVerb(this.engine, path, to));
+  }
+
   // ---- runs and approvals (the gateway method map) ----
 
   async 'run.list'(p: GatewayMethodParams<'run.list'>): Promise<RunInfo[]> {
@@ -214,7 +223,7 @@ export class Gateway implements GatewayMethodHandlers {
     return { value: await this.runner.call({ ctx, run, sandboxId: info.id, tool, policy, ...spec(info, run, policy) }), run, info };
   }
 
-  /** The file verbs (file-call.ts): one path under /workspace, then the engine's read, write, list or mkdir. */
+  /** The file verbs (file-call.ts): one path under /workspace, then the engine's read, write, list, mkdir, remove or move. */
   private async fileCall<T>(
     op: FileOp,
     ctx: AgentContext,

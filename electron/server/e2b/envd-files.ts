@@ -1,6 +1,6 @@
 // envd's files for the e2b SDK (sandbox.files): the HTTP /files download and upload (one file as
-// raw bytes, or several as multipart form data) and filesystem.Filesystem's ListDir, Stat and MakeDir,
-// each one of the gateway's file calls (read, write, list, mkdir) under /workspace confinement and the policy's
+// raw bytes, or several as multipart form data) and filesystem.Filesystem's ListDir, Stat, MakeDir,
+// Remove and Move, each one of the gateway's file calls (read, write, list, mkdir, remove, move) under /workspace confinement and the policy's
 // path rules. Stat is a list of the parent directory, so it is judged as a list is.
 import { posix } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -64,6 +64,22 @@ export async function makeDir(gateway: Gateway, ctx: AgentContext, sandboxId: st
   if (!made.created) throw new E2bAlreadyExists(made.path);
   const entry = { name: posix.basename(made.path), type: 'dir' as const, size: 0, mode: 0o755, mtime: new Date().toISOString() };
   return { entry: entryInfo(posix.dirname(made.path), entry) };
+}
+
+export async function remove(gateway: Gateway, ctx: AgentContext, sandboxId: string, path: string): Promise<Record<string, never>> {
+  await gateway.removePath(ctx, sandboxId, wardenPath(path));
+  return {};
+}
+
+export async function move(
+  gateway: Gateway,
+  ctx: AgentContext,
+  sandboxId: string,
+  from: string,
+  to: string,
+): Promise<{ entry: EntryInfo }> {
+  const moved = await gateway.movePath(ctx, sandboxId, wardenPath(from), wardenPath(to));
+  return { entry: entryInfo(posix.dirname(moved.path), moved.entry) };
 }
 
 export function readFile(gateway: Gateway, ctx: AgentContext, sandboxId: string, path: string | undefined): Promise<Buffer> {

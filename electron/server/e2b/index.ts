@@ -12,7 +12,7 @@ import { CONNECT_STREAM_TYPE, connectErrorBody, connectStreamError, readEnvelope
 import { contextOf, E2bAccess } from './e2b-access.js';
 import { e2bFailure, E2bUnsupported } from './e2b-errors.js';
 import { registerE2bRest } from './e2b-rest.js';
-import { listDir, makeDir, readFile, stat, writeFiles } from './envd-files.js';
+import { listDir, makeDir, move, readFile, remove, stat, writeFiles } from './envd-files.js';
 import { keepaliveMs, listProcesses, ProcessTable, signalProcess, startProcess } from './envd-process.js';
 
 /** What a route of this door is: the control plane, envd (RPC or HTTP), or an answer that needs no key. */
@@ -94,6 +94,12 @@ export async function registerE2b(app: FastifyInstance, deps: ServerDeps): Promi
           }
           case 'filesystem.Filesystem/MakeDir':
             return makeDir(gateway, ctx, sandboxId, parseWith(EnvdRpcs[name].request, raw, method).path);
+          case 'filesystem.Filesystem/Remove':
+            return remove(gateway, ctx, sandboxId, parseWith(EnvdRpcs[name].request, raw, method).path);
+          case 'filesystem.Filesystem/Move': {
+            const r = parseWith(EnvdRpcs[name].request, raw, method);
+            return move(gateway, ctx, sandboxId, r.source, r.destination);
+          }
           case 'filesystem.Filesystem/Stat':
             return stat(gateway, ctx, sandboxId, parseWith(EnvdRpcs[name].request, raw, method).path);
         }
