@@ -210,7 +210,12 @@ describe('the e2b SDK against Warden', () => {
     await failure(sbx.files.read('/home/user/../../etc/passwd'));
   });
 
-  it('lists the agent sandboxes, and names what Warden does not support', async () => {
+  it('lists the agent sandboxes, samples their metrics, and names what Warden does not support', async () => {
+    const box = await ts.server.engine.resolveSandbox(sbx.sandboxId);
+    const [metric] = await sbx.getMetrics();
+    expect(metric!.memTotal).toBe(box.limits.memoryBytes);
+    expect(metric!.memUsed).toBeGreaterThan(0);
+    expect(metric!.cpuCount).toBe(box.limits.cpus);
     const listed = await Sandbox.list().nextItems();
     expect(listed.map((s) => s.sandboxId)).toContain(sbx.sandboxId);
     const byMetadata = (value: string) => Sandbox.list({ query: { metadata: { [TEST_LABEL_KEY]: value } } }).nextItems();

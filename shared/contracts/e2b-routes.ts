@@ -9,6 +9,7 @@ import {
   E2bSandboxParamsSchema,
   E2bConnectSchema,
   E2bListQuerySchema,
+  E2bMetricsQuerySchema,
   FsListDirRequestSchema,
   FsMoveRequestSchema,
   FsPathRequestSchema,
@@ -16,6 +17,7 @@ import {
   ProcessSignalRequestSchema,
   ProcessStartRequestSchema,
   type E2bListedSandbox,
+  type E2bMetric,
   type E2bSandbox,
   type EntryInfo,
   type ProcessEvent,
@@ -55,6 +57,14 @@ export const E2bRoutes = {
     path: '/sandboxes/:sandboxID',
     params: E2bSandboxParamsSchema,
     response: answer<E2bListedSandbox & { envdAccessToken: string }>(),
+  },
+  /** One sample of Warden's stats, now (no history). */
+  'sandbox.metrics': {
+    method: 'GET',
+    path: '/sandboxes/:sandboxID/metrics',
+    params: E2bSandboxParamsSchema,
+    query: E2bMetricsQuerySchema,
+    response: answer<E2bMetric[]>(),
   },
   'sandbox.kill': {
     method: 'DELETE',

@@ -43,6 +43,22 @@ export const E2bListQuerySchema = z.object({
 });
 export type E2bListQuery = z.infer<typeof E2bListQuerySchema>;
 
+/** GET /sandboxes/{id}/metrics: a time range (seconds); Warden answers with one sample, now. */
+export const E2bMetricsQuerySchema = z.object({ start: z.string().max(16).optional(), end: z.string().max(16).optional() });
+
+/** One metrics sample (E2B's SandboxMetric). */
+export interface E2bMetric {
+  timestamp: string;
+  timestampUnix: number;
+  cpuCount: number;
+  cpuUsedPct: number;
+  memUsed: number;
+  memTotal: number;
+  memCache: number;
+  diskUsed: number;
+  diskTotal: number;
+}
+
 /** POST /v2/sandboxes/{id}/connect: a new timeout, and how to resume a paused one (Warden does neither). */
 export const E2bConnectSchema = z.object({ timeout: z.number().int().min(0).optional(), memory: z.boolean().optional() });
 export const E2bSandboxParamsSchema = z.object({ sandboxID: z.string().min(1).max(128) });

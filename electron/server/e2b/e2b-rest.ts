@@ -11,6 +11,7 @@ import type { SandboxInfo } from '../../../shared/types/sandbox.js';
 import type { Gateway } from '../../engine/gateway/gateway.js';
 import { contextOf, type E2bAccess } from './e2b-access.js';
 import { E2bUnsupported } from './e2b-errors.js';
+import { metricsOf } from './e2b-metrics.js';
 
 const TEMPLATE_LABEL = 'e2b.template';
 /** Labels that are Warden's own, not the caller's metadata. */
@@ -122,6 +123,11 @@ export function registerE2bRest(app: FastifyInstance, { gateway, access }: { gat
     const { caller, apiKey } = access.apiCaller(req.headers);
     const info = await gateway.inspectSandbox(contextOf(caller), params.sandboxID);
     return { ...listed(info), envdAccessToken: access.grant(apiKey, info.id) };
+  });
+
+  register(app, 'sandbox.metrics', async ({ params }, req) => {
+    const { caller } = access.apiCaller(req.headers);
+    return metricsOf(gateway.engine, await gateway.inspectSandbox(contextOf(caller), params.sandboxID));
   });
 
   register(app, 'sandbox.kill', async ({ params }, req) => {
