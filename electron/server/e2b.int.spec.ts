@@ -11,6 +11,7 @@ import { E2B_PREFIX } from '../../shared/contracts/e2b-routes.js';
 import { openTestServer, policyWith, type TestServer } from '../test-support/test-server.js';
 import { TEST_LABEL_KEY } from '../test-support/test-label.js';
 import { removeServerFile, writeServerFile } from './server-file.js';
+import { TokenStore } from './tokens.js';
 
 let ts: TestServer;
 let sbx: Sandbox;
@@ -257,7 +258,17 @@ describe('the e2b SDK against Warden', () => {
     const elsewhere = await listDir('0'.repeat(64));
     expect(elsewhere.status).toBe(401);
     expect(await elsewhere.json()).toMatchObject({ code: 'unauthenticated' });
-    ts.server.tokens.revoke(second.info.id);
+    // A command running under a token that is revoked ends with its connection.
+    const secondSbx = await Sandbox.connect(sbx.sandboxId, { apiKey: second.token });
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const handle = await secondSbx.commands.run('echo up; sleep 300', { background: true, onStdout: () => started() });
+    await running;
+    const finished = ts.audit.nextEntry((e) => e.kind === 'exec.finished' && e.sandboxId === sbx.sandboxId);
+    // As `warden token revoke` does it, from another process's view of the home.
+    new TokenStore(ts.t.home).revoke(second.info.id);
+    await failure(handle.wait());
+    expect((await finished).payload).toMatchObject({ cancelled: 'tokenRevoked' });
     expect((await listDir(sbx.sandboxId)).status).toBe(401);
   });
 

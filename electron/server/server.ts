@@ -75,6 +75,6 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   registerAgentRoutes(app, deps);
   registerRunRoutes(app, deps);
   await registerWebShell(app, deps);
-  await registerE2b(app, deps);
+  await registerE2b(app, deps, revoked);
   return app;
 }

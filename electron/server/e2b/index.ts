@@ -8,6 +8,7 @@ import { E2B_PREFIX, EnvdRpcs, type EnvdRpcName } from '../../../shared/contract
 import { parseWith } from '../../../shared/contracts/parse.js';
 import { EnvdFilesQuerySchema } from '../../../shared/types/e2b.js';
 import type { ServerDeps } from '../server-deps.js';
+import type { RevokedConnections } from '../revoked-connections.js';
 import { CONNECT_STREAM_TYPE, connectErrorBody, connectStreamError, readEnvelopedRequest } from './connect-protocol.js';
 import { contextOf, E2bAccess } from './e2b-access.js';
 import { e2bFailure, E2bUnsupported } from './e2b-errors.js';
@@ -36,7 +37,8 @@ function sendFailure(req: FastifyRequest, reply: FastifyReply, err: unknown): Fa
   return reply.code(status).type('application/json').send({ code: status, message });
 }
 
-export async function registerE2b(app: FastifyInstance, deps: ServerDeps): Promise<void> {
+/** `revoked` closes this door's connections too when their agent's token is revoked (a command's stream included). */
+export async function registerE2b(app: FastifyInstance, deps: ServerDeps, revoked: RevokedConnections): Promise<void> {
   const access = new E2bAccess(deps.tokens);
   const processes = new ProcessTable();
   const { gateway } = deps;
@@ -51,7 +53,7 @@ export async function registerE2b(app: FastifyInstance, deps: ServerDeps): Promi
         (_req, body, done) => done(null, body),
       );
       scope.decorateRequest('e2bSandbox', '');
-      scope.addHook('onRequest', async (req) => {
+      scope.addHook('onRequest', async (req, reply) => {
         const kind = kindOf(req);
         if (kind === 'api') req.caller = access.apiCaller(req.headers).caller;
         if (kind === 'envd-rpc' || kind === 'envd-http') {
@@ -60,6 +62,7 @@ export async function registerE2b(app: FastifyInstance, deps: ServerDeps): Promi
           req.e2bSandbox = who.sandboxId;
           E2bAccess.checkUser(req.headers, (req.query as { username?: unknown } | undefined)?.username as string | undefined);
         }
+        if (req.caller) revoked.track(req.caller.id, req.raw.socket, reply.raw);
       });
       scope.setErrorHandler((err, req, reply) => sendFailure(req, reply, err));
 
@@ -125,7 +128,7 @@ export async function registerE2b(app: FastifyInstance, deps: ServerDeps): Promi
         });
       });
 
-      // Everything else of the E2B API (templates, volumes, snapshots, pause, metrics …), named.
+      // Everything else of the E2B API (templates, volumes, snapshots, pause, setTimeout …), named.
       scope.all('/*', { config: { e2b: 'open' } }, async (req) => {
         throw new E2bUnsupported(`${req.method} ${req.url.split('?')[0]}`);
       });
