@@ -98,6 +98,7 @@ describe('the e2b SDK against Warden', () => {
     ]);
     expect(await sbx.files.exists('/workspace/hello.py')).toBe(true);
     expect(await sbx.files.exists('nothing-here')).toBe(false);
+    expect((await sbx.files.getInfo('/home/user')).type).toBe('dir');
 
     // The agent's run holds every step, as the agent API's would.
     const runs = ts.server.gateway.runs.list({ agent: AGENT });

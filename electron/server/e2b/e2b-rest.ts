@@ -66,7 +66,7 @@ function matching(q: E2bListQuery): (s: E2bListedSandbox) => boolean {
 }
 
 /** What Warden's create is asked for, or why it cannot be. */
-function createSpec(body: E2bNewSandbox, defaultImage: string): Record<string, unknown> {
+export function createSpec(body: E2bNewSandbox, defaultImage: string): Record<string, unknown> {
   if (!(E2B_TEMPLATES as readonly string[]).includes(body.templateID))
     throw new WardenError(
       'E_NOT_FOUND',
