@@ -82,6 +82,10 @@ describe('the e2b SDK against Warden', () => {
     expect(info.endAt.getTime() - Date.now()).toBeGreaterThan(0);
     expect(info.endAt.getTime() - Date.now()).toBeLessThanOrEqual(600_000);
     expect((await sbx.commands.run('echo $GREETING; cd ~ && pwd')).stdout).toBe('hi\n/workspace\n');
+    await sbx.files.makeDir('sub');
+    expect((await sbx.commands.run('pwd', { cwd: 'sub' })).stdout).toBe('/workspace/sub\n');
+    expect((await sbx.commands.run('pwd', { cwd: '/home/user/sub' })).stdout).toBe('/workspace/sub\n');
+    await sbx.files.remove('sub');
 
     await sbx.files.write('/home/user/hello.py', 'print("hello from", 6 * 7)\n');
     const chunks: string[] = [];
@@ -133,7 +137,10 @@ describe('the e2b SDK against Warden', () => {
     await sbx.commands.run('ln -s /etc ~/out-link');
     expect((await failure(sbx.files.makeDir('out-link/nope'))).message).toContain('symlink');
     expect((await failure(sbx.files.read('out-link/hostname'))).message).toContain('symlink');
-    const entries = ts.audit.entries.filter((e) => e.kind === 'file.dir-made' && e.sandboxId === sbx.sandboxId);
+    const entries = ts.audit.entries.filter(
+      (e) =>
+        e.kind === 'file.dir-made' && e.sandboxId === sbx.sandboxId && (e.payload as { path: string }).path.startsWith('/workspace/made'),
+    );
     expect(entries.map((e) => (e.payload as { path: string; created: boolean }).created)).toEqual([true, false, false]);
   });
 

@@ -2,6 +2,7 @@
 // gateway's exec (policy, approvals, budgets, the run and the ledger, as the agent API's exec does)
 // and streams its start, output and end; SendSignal ends one of the caller's commands; List shows
 // them. A pid is Warden's number for a command this server runs, not a process id in the sandbox.
+import { posix } from 'node:path';
 import type { FastifyReply } from 'fastify';
 import type { z } from 'zod';
 import type { Gateway } from '../../engine/gateway/gateway.js';
@@ -89,7 +90,8 @@ export async function startProcess(
     return !stream.congested;
   };
   try {
-    const cwd = config.cwd === undefined ? undefined : wardenPath(config.cwd);
+    // A relative cwd is relative to the home, as on E2B: here, the workspace.
+    const cwd = config.cwd === undefined ? undefined : posix.resolve('/workspace', wardenPath(config.cwd));
     const result = await gateway.exec(
       ctx,
       sandboxId,
