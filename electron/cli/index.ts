@@ -10,6 +10,7 @@ import { registerServe } from './commands/serve.js';
 import { registerToken } from './commands/token.js';
 import { registerRun } from './commands/run.js';
 import { registerMcp } from './commands/mcp.js';
+import { registerE2b } from './commands/e2b.js';
 import { printError } from './output.js';
 
 const program = new Command('warden')
@@ -31,6 +32,7 @@ registerServe(program);
 registerToken(program);
 registerRun(program);
 registerMcp(program);
+registerE2b(program);
 
 try {
   await program.parseAsync(process.argv);

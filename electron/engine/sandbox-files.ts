@@ -1,12 +1,12 @@
 // The engine's file verbs in a sandbox's /workspace: the sandbox as the caller resolved it, the path's
-// components as it checked them (the gateway's file-call.ts). Each read, write and listing is recorded
+// components as it checked them (the gateway's file-call.ts). Each read, write, listing, mkdir, removal and move is recorded
 // in the ledger with its size and digest, named after the call it served; kept apart from engine.ts
 // so the engine reads as its method map.
 import { createHash } from 'node:crypto';
-import type { FileList, FileWritten } from '../../shared/types/api.js';
+import type { DirMade, FileList, FileMoved, FileWritten } from '../../shared/types/api.js';
 import type { SandboxInfo } from '../../shared/types/sandbox.js';
 import type { PodmanConnection } from './podman/connection.js';
-import { listDirIn, readFileIn, writeFileIn } from './podman/file-helper.js';
+import { listDirIn, makeDirIn, moveIn, readFileIn, removeIn, writeFileIn } from './podman/file-helper.js';
 import { workspacePath } from './podman/workspace-path.js';
 
 /** Which call of which run a file entry belongs to (the gateway's), first in its payload. */
@@ -36,6 +36,30 @@ export class SandboxFiles {
     const path = workspacePath(comps);
     await this.record(sandbox.id, 'file.written', { ...call, path, bytes: written.bytes, sha256: written.sha256 });
     return { path, bytes: written.bytes, sha256: written.sha256 };
+  }
+
+  /** A directory with its missing parents (inside /workspace, never through a symlink). */
+  async makeDir(sandbox: SandboxInfo, comps: string[], call?: CallRef): Promise<DirMade> {
+    const created = await makeDirIn(this.conn, sandbox.id, comps);
+    const path = workspacePath(comps);
+    await this.record(sandbox.id, 'file.dir-made', { ...call, path, created });
+    return { path, created };
+  }
+
+  /** A file, a symlink or an empty directory. */
+  async remove(sandbox: SandboxInfo, comps: string[], call?: CallRef): Promise<{ path: string }> {
+    const type = await removeIn(this.conn, sandbox.id, comps);
+    const path = workspacePath(comps);
+    await this.record(sandbox.id, 'file.removed', { ...call, path, type });
+    return { path };
+  }
+
+  /** A file or symlink to another path in the workspace. */
+  async move(sandbox: SandboxInfo, comps: string[], to: string[], call?: CallRef): Promise<FileMoved> {
+    const entry = await moveIn(this.conn, sandbox.id, comps, to);
+    const path = workspacePath(to);
+    await this.record(sandbox.id, 'file.moved', { ...call, path: workspacePath(comps), to: path, type: entry.type });
+    return { path, entry };
   }
 
   /** The directory's entries that `visible` lets through (by full path): the record counts only those. */

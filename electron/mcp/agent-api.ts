@@ -84,10 +84,10 @@ export function localAgentApi(gateway: Gateway, ctx: AgentContext): AgentApi {
     'sandbox.list': () => gateway.listSandboxes(ctx),
     'sandbox.create': (request) => gateway.createSandbox(ctx, request?.body ?? {}),
     'sandbox.destroy': ({ params }) => gateway.destroySandbox(ctx, params.id),
-    'files.read': ({ params, query }) => gateway.readFile(ctx, params.id, query.path),
+    'files.read': ({ params, query }) => gateway.files.read(ctx, params.id, query.path),
     'files.write': ({ params, query, body }) =>
-      gateway.writeFile(ctx, params.id, query.path, Buffer.from(body.buffer, body.byteOffset, body.byteLength)),
-    'files.list': ({ params, query }) => gateway.listFiles(ctx, params.id, query?.path),
+      gateway.files.write(ctx, params.id, query.path, Buffer.from(body.buffer, body.byteOffset, body.byteLength)),
+    'files.list': ({ params, query }) => gateway.files.list(ctx, params.id, query?.path),
     'sandbox.snapshot': ({ params, body }) => gateway.snapshots.snapshot(ctx, params.id, body?.tag),
     'sandbox.reset': ({ params, body }) => gateway.snapshots.reset(ctx, params.id, body.to),
     async 'sandbox.exec'({ params: { id }, body }, onOutput) {

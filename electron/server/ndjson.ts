@@ -55,8 +55,8 @@ export class BoundedResponse {
     return this.res.writableLength > STREAM_HIGH_WATER;
   }
 
-  /** Queues one line; false when the queue is over its high-water mark (or the answer is over). */
-  writeLine(line: string): boolean {
+  /** Queues one line (or one binary frame); false when the queue is over its high-water mark (or the answer is over). */
+  writeLine(line: string | Buffer): boolean {
     if (this.closed || this.res.destroyed) return false;
     if (this.res.writableLength + Buffer.byteLength(line) > STREAM_MAX_QUEUED) {
       // A producer that cannot pause has outrun its client: cut it off rather than hold it all.

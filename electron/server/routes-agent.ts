@@ -74,7 +74,7 @@ export function registerAgentRoutes(app: FastifyInstance, { gateway, streams }: 
   });
 
   registerRoute(app, 'files.read', async ({ params, query }, req, reply) => {
-    const data = await gateway.readFile(agentContext(req), params.id, query.path);
+    const data = await gateway.files.read(agentContext(req), params.id, query.path);
     return reply
       .type('application/octet-stream')
       .header('x-content-type-options', 'nosniff')
@@ -82,7 +82,7 @@ export function registerAgentRoutes(app: FastifyInstance, { gateway, streams }: 
       .send(data);
   });
 
-  registerRoute(app, 'files.list', async ({ params, query }, req) => gateway.listFiles(agentContext(req), params.id, query.path));
+  registerRoute(app, 'files.list', async ({ params, query }, req) => gateway.files.list(agentContext(req), params.id, query.path));
 
   app.register(async (scoped) => {
     // File uploads are raw bytes, up to the policy's write limit (plus slack: the gateway says the exact limit).
@@ -94,7 +94,7 @@ export function registerAgentRoutes(app: FastifyInstance, { gateway, streams }: 
       async ({ params, query, body }, req) => {
         if (!Buffer.isBuffer(body))
           throw new WardenError('E_BAD_INPUT', 'send the file as the body with Content-Type: application/octet-stream');
-        return gateway.writeFile(agentContext(req), params.id, query.path, body);
+        return gateway.files.write(agentContext(req), params.id, query.path, body);
       },
       { bodyLimit },
     );

@@ -9,6 +9,7 @@ import { registerAgentRoutes } from './routes-agent.js';
 import { registerSnapshotRoutes } from './routes-snapshot.js';
 import { registerRunRoutes } from './routes-runs.js';
 import { registerWebShell } from './web-shell/index.js';
+import { isE2bRequest, registerE2b } from './e2b/index.js';
 import type { ServerDeps } from './server-deps.js';
 import { AgentRoutes, type RouteSpec } from '../../shared/contracts/agent-routes.js';
 import { registerRoute } from './register-route.js';
@@ -50,6 +51,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
       if (PUBLIC.has(req.routeOptions.url ?? '')) return;
       // The web shell's routes authenticate with its own session (a browser cannot send our bearer token).
       if ((req.routeOptions.config as { webShell?: boolean } | undefined)?.webShell === true) return;
+      // The E2B door (e2b/index.ts) takes its keys in E2B's headers and checks them itself.
+      if (isE2bRequest(req)) return;
       const caller = deps.tokens.verify(bearerToken(req.headers));
       if (!caller)
         throw new WardenError(
@@ -74,5 +77,6 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   registerSnapshotRoutes(app, deps);
   registerRunRoutes(app, deps);
   await registerWebShell(app, deps);
+  await registerE2b(app, deps, revoked);
   return app;
 }

@@ -32,6 +32,18 @@ export interface FileList {
   entries: FileEntry[];
 }
 
+/** What a move left at its destination. */
+export interface FileMoved {
+  path: string;
+  entry: FileEntry;
+}
+
+export interface DirMade {
+  path: string;
+  /** False when the directory was already there. */
+  created: boolean;
+}
+
 export interface FileWritten {
   path: string;
   bytes: number;

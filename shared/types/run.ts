@@ -18,6 +18,9 @@ export const TOOL_NAMES = [
   'snapshot.remove',
   'sandbox.reset',
   'sandbox.fork',
+  'file.mkdir',
+  'file.remove',
+  'file.move',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 

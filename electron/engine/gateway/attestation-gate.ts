@@ -9,7 +9,15 @@ import type { SandboxInfo } from '../../../shared/types/sandbox.js';
 import { GatewayDenial } from './denial.js';
 
 /** Calls that act inside the sandbox; inspecting, stopping or destroying it stay allowed. */
-const INSIDE: ReadonlySet<ToolName> = new Set<ToolName>(['exec', 'file.read', 'file.write', 'file.list']);
+const INSIDE: ReadonlySet<ToolName> = new Set<ToolName>([
+  'exec',
+  'file.read',
+  'file.write',
+  'file.list',
+  'file.mkdir',
+  'file.remove',
+  'file.move',
+]);
 
 export function attestationDenial(policy: Policy, tool: ToolName, info: SandboxInfo, latest: Attestation | null): GatewayDenial | null {
   if (policy.create.requireAttestation !== true || !INSIDE.has(tool) || !latest || latest.ok) return null;

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { PolicyAction } from '../../../shared/types/policy.js';
 import type { DenyReason, ToolCallInfo, ToolName } from '../../../shared/types/run.js';
+import type { SandboxInfo } from '../../../shared/types/sandbox.js';
 import type { AuditRecord } from '../audit-sink.js';
 import type { EffectivePolicy } from './policy-load.js';
 import type { Run } from './runs.js';
@@ -87,3 +88,12 @@ export function boundArgs(args: Record<string, unknown>): Record<string, unknown
 
 /** A call's spec less what every verb on a resolved sandbox shares (the gateway fills those in). */
 export type SandboxCall<T> = Omit<CallSpec<T>, 'ctx' | 'run' | 'sandboxId' | 'tool' | 'policy'>;
+
+/** The gateway's one pipeline for a verb on one sandbox (access, run, policy, then the body), as verb groups outside gateway.ts call it. */
+export type OnSandbox = <T>(
+  ctx: AgentContext,
+  ref: string,
+  tool: ToolName,
+  runArgs: Record<string, unknown>,
+  spec: (info: SandboxInfo, run: Run, policy: EffectivePolicy) => SandboxCall<T>,
+) => Promise<{ value: T; run: Run; info: SandboxInfo }>;

@@ -1,9 +1,9 @@
-// The file verbs' part of a call (read, write, list): one path under /workspace, its shape checked
+// The file verbs' part of a call (read, write, list, mkdir, remove, move): one path under /workspace, its shape checked
 // (podman/workspace-path.ts) and then the policy's path rules (path-policy.ts) as the verdict; the
 // engine does the I/O and records it, named after the call; the result fills the call's digests and sizes.
 import { createHash } from 'node:crypto';
 import { WardenError } from '../../../shared/errors.js';
-import type { FileList, FileWritten } from '../../../shared/types/api.js';
+import type { DirMade, FileList, FileMoved, FileWritten } from '../../../shared/types/api.js';
 import type { ToolCallInfo } from '../../../shared/types/run.js';
 import type { SandboxInfo } from '../../../shared/types/sandbox.js';
 import type { CallRef, WardenEngine } from '../engine.js';
@@ -13,17 +13,23 @@ import { fileVerdict, pathAccess } from './path-policy.js';
 import type { EffectivePolicy } from './policy-load.js';
 import type { Run } from './runs.js';
 
-export type FileOp = 'read' | 'write' | 'list';
+export type FileOp = 'read' | 'write' | 'list' | 'mkdir' | 'remove' | 'move';
+
+/** Ops that change the workspace: each path they touch must be writable for the agent. */
+const WRITES: ReadonlySet<FileOp> = new Set<FileOp>(['write', 'mkdir', 'remove', 'move']);
 
 /** What differs between the file verbs: the call's args, the engine's operation, and what its result puts on the call. */
 export interface FileVerb<T> {
   args: Record<string, unknown>;
   act: (info: SandboxInfo, comps: string[], call: CallRef, policy: EffectivePolicy) => Promise<T>;
   settle: (call: ToolCallInfo, value: T) => void;
+  /** A second path the op writes (a move's destination), checked like the first. */
+  target?: string;
 }
 
 /** The run's args for a file call (a write's digest is the call's, not the run's). */
 export function fileRunArgs(op: FileOp, path: string, verb: { args: Record<string, unknown> }): Record<string, unknown> {
+  if (op === 'move') return { path, to: verb.args.to };
   return op === 'write' ? { path, bytes: verb.args.bytes } : { path };
 }
 
@@ -35,7 +41,14 @@ export function fileSpec<T>(op: FileOp, ctx: AgentContext, path: string, hooks: 
     verdict: () => {
       comps = workspaceComponents(path);
       if (op === 'write' && comps.length === 0) throw new WardenError('E_BAD_INPUT', '/workspace is a directory; name a file in it');
-      return fileVerdict(ctx, policy, workspacePath(comps), op === 'write', op);
+      if ((op === 'remove' || op === 'move') && comps.length === 0)
+        throw new WardenError('E_BAD_INPUT', `/workspace itself cannot be ${op}d`);
+      if (verb.target !== undefined) {
+        const to = workspaceComponents(verb.target);
+        if (to.length === 0) throw new WardenError('E_BAD_INPUT', '/workspace is a directory; name the destination in it');
+        fileVerdict(ctx, policy, workspacePath(to), true, op);
+      }
+      return fileVerdict(ctx, policy, workspacePath(comps), WRITES.has(op), op);
     },
     body: (call) => verb.act(info, comps, { runId: run.id, callId: call.id }, policy),
     settle: (call, value) => {
@@ -75,6 +88,30 @@ export function listVerb(engine: WardenEngine, path: string): FileVerb<FileList>
     settle: (call, list) => {
       call.bytes = { entries: list.entries.length };
     },
+  };
+}
+
+/** A directory and its missing parents; `created` is false when it was already there. */
+export function mkdirVerb(engine: WardenEngine, path: string): FileVerb<DirMade> {
+  return {
+    args: { path },
+    act: (info, comps, call) => engine.files.makeDir(info, comps, call),
+    settle: () => undefined,
+  };
+}
+
+/** A file, a symlink (not followed) or an empty directory. */
+export function removeVerb(engine: WardenEngine, path: string): FileVerb<{ path: string }> {
+  return { args: { path }, act: (info, comps, call) => engine.files.remove(info, comps, call), settle: () => undefined };
+}
+
+/** A file or symlink to a new path (its directory must exist); what was at the destination is replaced. */
+export function moveVerb(engine: WardenEngine, path: string, to: string): FileVerb<FileMoved> {
+  return {
+    args: { path, to },
+    target: to,
+    act: (info, comps, call) => engine.files.move(info, comps, workspaceComponents(to), call),
+    settle: () => undefined,
   };
 }
 

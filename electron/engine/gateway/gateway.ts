@@ -3,9 +3,8 @@
 // policy says so), records each decision, and calls the engine under the agent's name. The engine
 // does the work and records it; here each agent verb is one runner.call spec: its arguments for the
 // record, its verdict, the engine call, and how the result fills the call.
-import { WardenError } from '../../../shared/errors.js';
 import type { GatewayMethodHandlers, GatewayMethodParams } from '../../../shared/contracts/methods.js';
-import type { ApiExecBody, FileList, FileWritten } from '../../../shared/types/api.js';
+import type { ApiExecBody } from '../../../shared/types/api.js';
 import type { WorkspaceDiff } from '../../../shared/types/diff.js';
 import type { ExecResult } from '../../../shared/types/exec.js';
 import type { Policy } from '../../../shared/types/policy.js';
@@ -19,7 +18,7 @@ import { attestationDenial } from './attestation-gate.js';
 import type { ContextAuditSink } from './audit-context.js';
 import { CallRunner } from './call-runner.js';
 import { boundArgs, type AgentContext, type CallHooks, type SandboxCall } from './call-spec.js';
-import { fileRunArgs, fileSpec, listVerb, readVerb, writeVerb, type FileOp, type FileVerb } from './file-call.js';
+import { FileVerbs } from './file-verbs.js';
 import { createInput, createVerdict, parseSandboxSpec, sandboxToCreate } from './create-policy.js';
 import { GatewayDenial } from './denial.js';
 import { ExecCall, pickExec } from './exec-call.js';
@@ -59,6 +58,8 @@ export class Gateway implements GatewayMethodHandlers {
   readonly policySource: string | null;
   /** Snapshot, list, remove, reset and fork (snapshot-verbs.ts). */
   readonly snapshots: SnapshotVerbs;
+  /** Read, write, list, mkdir, remove and move under /workspace (file-verbs.ts). */
+  readonly files: FileVerbs;
 
   constructor(
     readonly engine: WardenEngine,
@@ -82,6 +83,11 @@ export class Gateway implements GatewayMethodHandlers {
       onSandbox: (ctx, ref, tool, args, spec) => this.onSandbox(ctx, ref, tool, args, spec),
       sandbox: (ctx, ref, tool) => this.sandbox(ctx, ref, tool),
     });
+    this.files = new FileVerbs(
+      engine,
+      () => this.policy,
+      (ctx, ref, tool, args, spec) => this.onSandbox(ctx, ref, tool, args, spec),
+    );
     // Idle runs end even when no call comes to notice them.
     this.sweeper = setInterval(() => this.runs.sweep(), SWEEP_MS);
     this.sweeper.unref();
@@ -170,21 +176,6 @@ export class Gateway implements GatewayMethodHandlers {
     return { ...pickExec(value), runId: run.id, callId: exec!.callId };
   }
 
-  readFile(ctx: AgentContext, ref: string, path: string, hooks?: CallHooks): Promise<Buffer> {
-    return this.fileCall('read', ctx, ref, path, hooks, readVerb(this.engine, path, this.policy.files.maxReadBytes));
-  }
-
-  writeFile(ctx: AgentContext, ref: string, path: string, data: Buffer, hooks?: CallHooks): Promise<FileWritten> {
-    const max = this.policy.files.maxWriteBytes;
-    if (data.length > max)
-      throw new WardenError('E_TOO_LARGE', `the file is ${data.length} bytes, more than the ${max} the file API writes`);
-    return this.fileCall('write', ctx, ref, path, hooks, writeVerb(this.engine, path, data));
-  }
-
-  listFiles(ctx: AgentContext, ref: string, path = '/workspace', hooks?: CallHooks): Promise<FileList> {
-    return this.fileCall('list', ctx, ref, path, hooks, listVerb(this.engine, path));
-  }
-
   /** What changed in the sandbox's workspace since its create (for the agent only in a sandbox it may see). */
   async diffSandbox(ctx: AgentContext, ref: string): Promise<WorkspaceDiff> {
     return this.engine.changes.diff('sandbox', (await this.access.resolve(ctx, ref, 'sandbox.inspect')).id);
@@ -238,18 +229,6 @@ export class Gateway implements GatewayMethodHandlers {
     if (!ctx.trusted && (tool === 'exec' || tool === 'file.write')) await this.engine.changes.atRunStart(run.id, info.id);
     const policy = this.effective(info);
     return { value: await this.runner.call({ ctx, run, sandboxId: info.id, tool, policy, ...spec(info, run, policy) }), run, info };
-  }
-
-  /** The three file verbs (file-call.ts): one path under /workspace, then the engine's read, write or list. */
-  private async fileCall<T>(
-    op: FileOp,
-    ctx: AgentContext,
-    ref: string,
-    path: string,
-    hooks: CallHooks | undefined,
-    verb: FileVerb<T>,
-  ): Promise<T> {
-    return (await this.onSandbox(ctx, ref, `file.${op}`, fileRunArgs(op, path, verb), fileSpec(op, ctx, path, hooks, verb))).value;
   }
 
   private async lifecycle(ctx: AgentContext, ref: string, tool: Lifecycle): Promise<SandboxInfo | { id: string; name: string }> {

@@ -9,19 +9,10 @@ import type { SnapshotInfo } from '../../../shared/types/snapshot.js';
 import type { Policy } from '../../../shared/types/policy.js';
 import type { WardenEngine } from '../engine.js';
 import type { AgentLimits } from './agent-limits.js';
-import type { AgentContext, PolicyVerdict, SandboxCall } from './call-spec.js';
+import type { AgentContext, OnSandbox, PolicyVerdict } from './call-spec.js';
 import { GatewayDenial } from './denial.js';
-import type { EffectivePolicy } from './policy-load.js';
-import type { Run, RunStore } from './runs.js';
+import type { RunStore } from './runs.js';
 import type { SandboxAccess } from './sandbox-access.js';
-
-type OnSandbox = <T>(
-  ctx: AgentContext,
-  ref: string,
-  tool: ToolName,
-  runArgs: Record<string, unknown>,
-  spec: (info: SandboxInfo, run: Run, policy: EffectivePolicy) => SandboxCall<T>,
-) => Promise<{ value: T; run: Run; info: SandboxInfo }>;
 
 export interface SnapshotVerbDeps {
   engine: WardenEngine;

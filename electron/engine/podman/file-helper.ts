@@ -23,6 +23,9 @@ DIRF = os.O_RDONLY | os.O_DIRECTORY | NF
 def fail(code, msg):
     sys.stderr.write(json.dumps({"code": code, "message": msg})); sys.stderr.flush(); os._exit(3)
 def where(i): return "/workspace/" + "/".join(comps[:i + 1])
+def entry_type(st):
+    m = st.st_mode
+    return "dir" if stat.S_ISDIR(m) else "file" if stat.S_ISREG(m) else "symlink" if stat.S_ISLNK(m) else "other"
 def kind(parent, name):
     try: st = os.stat(name, dir_fd=parent, follow_symlinks=False)
     except OSError: return None
@@ -59,6 +62,44 @@ if op == "list":
             out.append({"name": e.name, "type": t, "size": st.st_size, "mode": stat.S_IMODE(m), "mtime": st.st_mtime})
             if len(out) >= limit: break
     sys.stdout.write(json.dumps(out)); sys.exit(0)
+if op == "mkdir":
+    made = False
+    for i in range(len(comps)):
+        existed = kind(d, comps[i]) is not None
+        d = opendir(d, i, create=True)
+        made = made or not existed
+    sys.stdout.write(json.dumps({"created": made})); sys.exit(0)
+def entry(parent, name):
+    st = os.stat(name, dir_fd=parent, follow_symlinks=False); m = st.st_mode
+    t = "dir" if stat.S_ISDIR(m) else "file" if stat.S_ISREG(m) else "symlink" if stat.S_ISLNK(m) else "other"
+    return {"name": name, "type": t, "size": st.st_size, "mode": stat.S_IMODE(m), "mtime": st.st_mtime}
+# remove and move act on the last component itself (unlinkat, renameat): a symlink there is the link, never its target.
+if op in ("remove", "move"):
+    split = limit if op == "move" else len(comps)
+    src, dst = comps[:split], comps[split:]
+    if not src or (op == "move" and not dst): fail("E_BAD_INPUT", "name a path inside /workspace")
+    ds = root
+    for i in range(len(src) - 1): ds = opendir(ds, i)
+    sname = src[-1]
+    st = kind(ds, sname)
+    if st is None: fail("E_NOT_FOUND", where(len(src) - 1) + " does not exist")
+    if op == "remove":
+        try:
+            if stat.S_ISDIR(st.st_mode): os.rmdir(sname, dir_fd=ds)
+            else: os.unlink(sname, dir_fd=ds)
+        except OSError as e:
+            if e.errno in (errno.ENOTEMPTY, errno.EEXIST): fail("E_BAD_INPUT", where(len(src) - 1) + " is a directory that is not empty; the file API removes files and empty directories")
+            fail("E_POLICY_DENIED", where(len(src) - 1) + ": " + e.strerror)
+        sys.stdout.write(json.dumps({"type": entry_type(st)})); sys.exit(0)
+    if stat.S_ISDIR(st.st_mode): fail("E_BAD_INPUT", where(len(src) - 1) + " is a directory; the file API moves files and symlinks")
+    comps = dst; dd = root
+    for i in range(len(dst) - 1): dd = opendir(dd, i)
+    dname = dst[-1]
+    dt = kind(dd, dname)
+    if dt is not None and stat.S_ISDIR(dt.st_mode): fail("E_BAD_INPUT", where(len(dst) - 1) + " is a directory")
+    try: os.rename(sname, dname, src_dir_fd=ds, dst_dir_fd=dd)
+    except OSError as e: fail("E_POLICY_DENIED", where(len(dst) - 1) + ": " + e.strerror)
+    sys.stdout.write(json.dumps(entry(dd, dname))); sys.exit(0)
 if last < 0: fail("E_BAD_INPUT", "/workspace is a directory")
 for i in range(last): d = opendir(d, i, create=(op == "write"))
 name = comps[last]
@@ -166,6 +207,25 @@ export async function writeFileIn(
   if (runner) await writeThroughRunner(runner, comps, data);
   else await runHelper(conn, containerId, 'write', 1024, comps, data.toString('base64'));
   return { bytes: data.length, sha256: createHash('sha256').update(data).digest('hex') };
+}
+
+/** mkdir -p under /workspace by the helper (the runner has no mkdir): false when it was all there. */
+export async function makeDirIn(conn: PodmanConnection, containerId: string, comps: string[]): Promise<boolean> {
+  const run = await runHelper(conn, containerId, 'mkdir', 0, comps);
+  return (JSON.parse(run.stdout.toString('utf8')) as { created: boolean }).created === true;
+}
+
+/** Removes a file, a symlink (the link) or an empty directory; answers what it was. */
+export async function removeIn(conn: PodmanConnection, containerId: string, comps: string[]): Promise<FileEntry['type']> {
+  const run = await runHelper(conn, containerId, 'remove', 0, comps);
+  return (JSON.parse(run.stdout.toString('utf8')) as { type: FileEntry['type'] }).type;
+}
+
+/** Renames a file or symlink to `to` (whose directory must exist), replacing a file there. */
+export async function moveIn(conn: PodmanConnection, containerId: string, from: string[], to: string[]): Promise<FileEntry> {
+  const run = await runHelper(conn, containerId, 'move', from.length, [...from, ...to]);
+  const e = JSON.parse(run.stdout.toString('utf8')) as Omit<FileEntry, 'mtime'> & { mtime: number };
+  return { ...e, mtime: new Date(e.mtime * 1000).toISOString() };
 }
 
 export async function listDirIn(conn: PodmanConnection, containerId: string, comps: string[]): Promise<FileEntry[]> {

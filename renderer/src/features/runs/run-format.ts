@@ -49,7 +49,11 @@ export function callTarget(call: ToolCallInfo): string {
     case 'file.read':
     case 'file.write':
     case 'file.list':
+    case 'file.mkdir':
+    case 'file.remove':
       return str(a.path) ?? '/workspace';
+    case 'file.move':
+      return `${str(a.path) ?? ''} → ${str(a.to) ?? ''}`;
     case 'sandbox.create':
       return str(a.name) ?? '';
     default:
