@@ -4,12 +4,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WardenError } from '../../shared/errors.js';
 import type { RunDetail } from '../../shared/types/run.js';
 import { AgentClient } from '../server/client.js';
 import { TokenStore } from '../server/tokens.js';
 import { openTestEngine, type TestEngine } from '../test-support/podman-fixture.js';
 import { TEST_LABEL_KEY } from '../test-support/test-label.js';
+import { errorCodeOf } from '../test-support/error-code.js';
 
 let t: TestEngine;
 let tokens: { alice: string; user: string };
@@ -37,15 +37,6 @@ async function startServe(): Promise<Serve> {
   return { child, url, exited };
 }
 
-async function denied(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-    return 'ok';
-  } catch (err) {
-    return err instanceof WardenError ? err.code : String(err);
-  }
-}
-
 beforeAll(async () => {
   t = await openTestEngine();
   const store = new TokenStore(t.home);
@@ -67,7 +58,7 @@ describe('runs across a kill -9 of warden serve', () => {
       sandboxName = box.name;
       await alice.request('files.write', { params: { id: box.id }, query: { path: 'a.txt' }, body: Buffer.from('one\n') });
       expect((await alice.exec(box.id, { cmd: 'cat a.txt' })).stdout.toString()).toBe('one\n');
-      expect(await denied(alice.exec(box.id, { cmd: 'sudo true' }))).toBe('E_POLICY_DENIED');
+      expect(await errorCodeOf(alice.exec(box.id, { cmd: 'sudo true' }))).toBe('E_POLICY_DENIED');
       // A second, finished run of another key, for the filters.
       const other = new AgentClient(first.url, tokens.alice, 'durable-2');
       await other.exec(box.id, { cmd: 'true' });

@@ -7,27 +7,19 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command } from 'commander';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { WardenError } from '../../shared/errors.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WardenError } from '../../shared/errors.js';
 import type { WorkspaceDiff } from '../../shared/types/diff.js';
 import { removeServerFile, writeServerFile } from '../server/server-file.js';
 import { openTestServer, type TestServer } from '../test-support/test-server.js';
 import { registerRun } from './commands/run.js';
 import { registerSandbox } from './commands/sandbox.js';
+import { errorCodeOf } from '../test-support/error-code.js';
+import { runCliInProcess, type CliAnswer } from '../test-support/cli-in-process.js';
 
 let ts: TestServer;
 let box: string;
 let secondRun: string;
-
-async function code(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-    return 'ok';
-  } catch (err) {
-    return err instanceof WardenError ? err.code : String(err);
-  }
-}
 
 beforeAll(async () => {
   ts = await openTestServer();
@@ -55,29 +47,16 @@ afterAll(async () => {
 });
 
 /** `warden …` in this process, against the test server (found through its server.json, as the CLI finds serve). */
-async function warden(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+async function warden(...args: string[]): Promise<CliAnswer> {
   const saved = process.env.WARDEN_HOME;
   process.env.WARDEN_HOME = ts.t.home;
   writeServerFile(ts.t.home, { pid: process.pid, port: ts.server.port, url: ts.server.url, startedAt: new Date().toISOString() });
-  const program = new Command('warden').exitOverride();
-  registerRun(program);
-  registerSandbox(program);
-  let out = '';
-  let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true));
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((err += String(chunk)), true));
-  process.exitCode = 0;
   try {
-    await program.parseAsync(['node', 'warden', ...args]);
+    return await runCliInProcess([registerRun, registerSandbox], args);
   } finally {
-    o.mockRestore();
-    e.mockRestore();
     if (saved === undefined) delete process.env.WARDEN_HOME;
     else process.env.WARDEN_HOME = saved;
   }
-  const code = Number(process.exitCode ?? 0);
-  process.exitCode = 0;
-  return { code, out, err };
 }
 
 describe('workspace diffs', () => {
@@ -139,8 +118,8 @@ describe('workspace diffs', () => {
 
   it('another agent sees neither diff', async () => {
     const bob = ts.agent('bob');
-    expect(await code(bob.request('run.diff', { params: { run: secondRun } }))).toBe('E_NOT_FOUND');
-    expect(await code(bob.request('sandbox.diff', { params: { id: box } }))).toBe('E_NOT_FOUND');
+    expect(await errorCodeOf(bob.request('run.diff', { params: { run: secondRun } }))).toBe('E_NOT_FOUND');
+    expect(await errorCodeOf(bob.request('sandbox.diff', { params: { id: box } }))).toBe('E_NOT_FOUND');
   });
 
   it('warden run diff and warden sandbox diff print the same, as text and as --json', async () => {

@@ -6,6 +6,7 @@ import WebSocket from 'ws';
 import { WardenError } from '../../shared/errors.js';
 import { collectExec } from '../engine/podman/exec-session.js';
 import { openTestServer, policyWith, type TestServer } from '../test-support/test-server.js';
+import { errorCodeOf } from '../test-support/error-code.js';
 
 let ts: TestServer;
 let sandbox: string;
@@ -33,15 +34,6 @@ function rawRequest(opts: {
     req.on('error', reject);
     req.end(opts.body);
   });
-}
-
-async function code(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-    return 'ok';
-  } catch (err) {
-    return err instanceof WardenError ? err.code : String(err);
-  }
 }
 
 beforeAll(async () => {
@@ -234,7 +226,7 @@ describe('file access stays in /workspace', () => {
         return c[k].bind(c);
       },
     });
-    const read = (p: string) => code(alice.request('files.read', { params: { id: sandbox }, query: { path: p } }));
+    const read = (p: string) => errorCodeOf(alice.request('files.read', { params: { id: sandbox }, query: { path: p } }));
     expect(await read('../etc/passwd')).toBe('E_POLICY_DENIED');
     expect(await read('/etc/passwd')).toBe('E_POLICY_DENIED');
     expect(await read('/workspace/../etc/passwd')).toBe('E_POLICY_DENIED');
@@ -247,16 +239,16 @@ describe('file access stays in /workspace', () => {
     expect(await read('dangling')).toBe('E_POLICY_DENIED');
     expect(await read('last')).toBe('E_POLICY_DENIED');
     expect(await read('hard')).toBe('E_POLICY_DENIED');
-    expect(await code(alice.request('files.list', { params: { id: sandbox }, query: { path: 'root' } }))).toBe('E_POLICY_DENIED');
-    expect(await code(alice.request('files.write', { params: { id: sandbox }, query: { path: 'last' }, body: Buffer.from('pwned') }))).toBe(
-      'E_POLICY_DENIED',
-    );
+    expect(await errorCodeOf(alice.request('files.list', { params: { id: sandbox }, query: { path: 'root' } }))).toBe('E_POLICY_DENIED');
     expect(
-      await code(alice.request('files.write', { params: { id: sandbox }, query: { path: 'link/new' }, body: Buffer.from('pwned') })),
+      await errorCodeOf(alice.request('files.write', { params: { id: sandbox }, query: { path: 'last' }, body: Buffer.from('pwned') })),
     ).toBe('E_POLICY_DENIED');
-    expect(await code(alice.request('files.write', { params: { id: sandbox }, query: { path: 'hard' }, body: Buffer.from('pwned') }))).toBe(
-      'E_POLICY_DENIED',
-    );
+    expect(
+      await errorCodeOf(alice.request('files.write', { params: { id: sandbox }, query: { path: 'link/new' }, body: Buffer.from('pwned') })),
+    ).toBe('E_POLICY_DENIED');
+    expect(
+      await errorCodeOf(alice.request('files.write', { params: { id: sandbox }, query: { path: 'hard' }, body: Buffer.from('pwned') })),
+    ).toBe('E_POLICY_DENIED');
     expect(await sh('cat /tmp/outside/secret; ls /tmp/outside')).toBe('OUTSIDE\nsecret\n');
     expect((await alice.request('files.read', { params: { id: sandbox }, query: { path: 'd/secret' } })).toString()).toBe('inside\n');
     // URL-level tricks: encoded dots are decoded once (then refused as ".."), NUL is refused
@@ -328,7 +320,7 @@ describe('policy, budgets and the breaker', () => {
       ['sh', '-c', "echo x; 't''ouch' /workspace/pwned"],
       ['env', 'touch', '/workspace/pwned'],
     ]) {
-      expect(await code(ts.agent('alice', `deny-${n++}`).exec(sandbox, { cmd }))).toBe('E_POLICY_DENIED');
+      expect(await errorCodeOf(ts.agent('alice', `deny-${n++}`).exec(sandbox, { cmd }))).toBe('E_POLICY_DENIED');
     }
     expect(await sh('ls /workspace/pwned 2>&1 || true')).toContain('No such file');
     const denied = ts.audit.entries.filter((e) => e.kind === 'policy.denied' && (e.payload as { tool: string }).tool === 'exec');
@@ -359,7 +351,7 @@ describe('policy, budgets and the breaker', () => {
     const events: string[] = [];
     try {
       expect(
-        await code(
+        await errorCodeOf(
           ts.agent('alice', 'refused').exec(sandbox, { cmd: ['sh', '-c', 'echo > /workspace/ran-unrecorded'] }, (e) => events.push(e.type)),
         ),
       ).toBe('E_LEDGER');
@@ -389,7 +381,7 @@ describe('policy, budgets and the breaker', () => {
       approval = (await user.request('approval.list'))[0];
       if (!approval) await new Promise((r) => setTimeout(r, 20));
     }
-    expect(await code(alice.request('approval.decide', { params: { id: approval!.id }, body: { decision: 'approve-once' } }))).toBe(
+    expect(await errorCodeOf(alice.request('approval.decide', { params: { id: approval!.id }, body: { decision: 'approve-once' } }))).toBe(
       'E_POLICY_DENIED',
     ); // agents cannot approve
     await user.request('approval.decide', { params: { id: approval!.id }, body: { decision: 'approve-run' } });
@@ -472,13 +464,13 @@ describe('policy, budgets and the breaker', () => {
       { disk: '64g' },
       { image: 'docker.io/library/alpine' },
     ]) {
-      expect(await code(alice.request('sandbox.create', { body: { ...spec, labels: ts.labels } })), JSON.stringify(spec)).toBe(
+      expect(await errorCodeOf(alice.request('sandbox.create', { body: { ...spec, labels: ts.labels } })), JSON.stringify(spec)).toBe(
         'E_POLICY_DENIED',
       );
     }
     const mallory = ts.agent('mallory2');
-    expect(await code(mallory.exec(sandbox, { cmd: ['true'] }))).toBe('E_NOT_FOUND');
-    expect(await code(mallory.request('files.read', { params: { id: sandbox }, query: { path: 'd/secret' } }))).toBe('E_NOT_FOUND');
+    expect(await errorCodeOf(mallory.exec(sandbox, { cmd: ['true'] }))).toBe('E_NOT_FOUND');
+    expect(await errorCodeOf(mallory.request('files.read', { params: { id: sandbox }, query: { path: 'd/secret' } }))).toBe('E_NOT_FOUND');
     expect((await mallory.request('sandbox.list')).map((s) => s.id)).not.toContain(sandbox);
   });
 });

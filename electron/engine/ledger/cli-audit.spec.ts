@@ -3,10 +3,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command } from 'commander';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerAudit } from '../../cli/commands/audit.js';
 import { sampleEntry, tempLedger, type TempLedger } from '../../test-support/temp-ledger.js';
+import { runCliInProcess, type CliAnswer } from '../../test-support/cli-in-process.js';
 
 let t: TempLedger;
 const savedHome = process.env.WARDEN_HOME;
@@ -23,23 +23,8 @@ afterAll(() => {
   t.cleanup();
 });
 
-async function warden(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const program = new Command('warden').exitOverride();
-  registerAudit(program);
-  let out = '';
-  let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true));
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((err += String(chunk)), true));
-  process.exitCode = 0;
-  try {
-    await program.parseAsync(['node', 'warden', ...args]);
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-  const code = Number(process.exitCode ?? 0);
-  process.exitCode = 0;
-  return { code, out, err };
+function warden(...args: string[]): Promise<CliAnswer> {
+  return runCliInProcess([registerAudit], args);
 }
 
 describe('warden audit', () => {

@@ -4,13 +4,13 @@
 // which one. (Beside the ledger because it is the ledger's CLI contract, as cli-audit.spec.ts.)
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command } from 'commander';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReportBundle } from '../../../shared/types/ledger.js';
 import { registerAudit } from '../../cli/commands/audit.js';
 import { tempLedger, type TempLedger } from '../../test-support/temp-ledger.js';
 import { exportBundle } from './export.js';
 import { resolveSandboxRef } from './sandbox-ref.js';
+import { runCliInProcess, type CliAnswer } from '../../test-support/cli-in-process.js';
 
 const WEB = `c0ffee${'1'.repeat(58)}`;
 const GONE = `dead00${'2'.repeat(58)}`;
@@ -42,23 +42,8 @@ afterAll(() => {
   t.cleanup();
 });
 
-async function warden(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const program = new Command('warden').exitOverride();
-  registerAudit(program);
-  let out = '';
-  let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true));
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((err += String(chunk)), true));
-  process.exitCode = 0;
-  try {
-    await program.parseAsync(['node', 'warden', ...args]);
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-  const code = Number(process.exitCode ?? 0);
-  process.exitCode = 0;
-  return { code, out, err };
+function warden(...args: string[]): Promise<CliAnswer> {
+  return runCliInProcess([registerAudit], args);
 }
 
 describe('a sandbox by name in ledger exports and filters', () => {
