@@ -105,6 +105,8 @@ export function openWardenEngine(
 ): { engine: WardenEngine; gateway: Gateway | null } {
   const engine = new WardenEngine(podman, half.audit, { actor: options.actor ?? 'user' });
   const gateway = policy ? new Gateway(engine, half.audit, { policy: policy.policy, policySource: policy.source }) : null;
+  // Read per connection, so a policy the gateway reloads applies to running sandboxes at once.
+  if (gateway) engine.egressPolicy = () => gateway.policy.egress;
   return { engine, gateway };
 }
 

@@ -16,6 +16,7 @@ import { removeContainer } from './container-removal.js';
 import { isNameConflict, nameTaken } from './container-names.js';
 import type { OwnerRecords } from '../pool/owner-records.js';
 import { runnersOf } from '../runner/runner-registry.js';
+import { egressOf } from '../egress/egress-registry.js';
 import { hasRunnerMount, layerDirOf, workspaceLease } from './raw-inspect.js';
 
 export interface SandboxesOptions {
@@ -89,7 +90,7 @@ export class Sandboxes {
 
   /** Creates the sandbox and, unless told not to, starts it. A failed start removes it again. */
   async create(spec: SandboxSpec, opts: { start?: boolean; poolKey?: string } = {}): Promise<SandboxInfo> {
-    validateSpec(spec, opts.poolKey !== undefined);
+    validateSpec(spec, opts.poolKey !== undefined, !!this.options.runnerBinary);
     const image = spec.image ?? this.options.defaultImage;
     const runtime = chooseRuntime(this.conn, spec.runtime);
     const name = spec.name ?? `sbx-${randomBytes(3).toString('hex')}`;
@@ -140,8 +141,11 @@ export class Sandboxes {
       }
       // In the background: the first call waits for it if it is still starting.
       if (opts.start !== false && this.options.runnerBinary) runnersOf(this.conn).start(created.Id);
+      // Its only way out: a program may connect as soon as it runs, so the create waits for it.
+      if (opts.start !== false && resolved.network === 'egress') await egressOf(this.conn).startOrFail(created.Id);
       return info;
     } catch (err) {
+      await Promise.all([runnersOf(this.conn).forget(created.Id), egressOf(this.conn).forget(created.Id)]);
       await this.removeId(created.Id).catch(() => undefined);
       throw err;
     }
@@ -241,14 +245,18 @@ export class Sandboxes {
     const raw = await this.resolveRaw(ref);
     const name = raw.Name.replace(/^\//, '');
     const runners = runnersOf(this.conn);
-    if (runner.before) await runners.forget(raw.Id);
+    const egress = raw.Config.Labels?.[LABEL.network] === 'egress' ? egressOf(this.conn) : null;
+    if (runner.before) await Promise.all([runners.forget(raw.Id), egress?.forget(raw.Id)]);
     if (mountDisk) {
       // After a host reboot the disk is not mounted, and Podman would find its layer empty.
       const disk = this.options.disks.locate(raw.Id, layerDirOf(raw));
       if (disk) await this.options.disks.ensureMounted(disk);
     }
     await this.conn.libpod('POST', `/containers/${raw.Id}/${action}`, undefined, `sandbox ${name}`, okCodes);
-    if (runner.after && hasRunnerMount(raw)) runners.start(raw.Id);
+    if (runner.after && hasRunnerMount(raw)) {
+      runners.start(raw.Id);
+      await egress?.startOrFail(raw.Id);
+    }
     return this.inspectId(raw.Id);
   }
 
@@ -276,7 +284,7 @@ export class Sandboxes {
   async destroy(ref: string, opts: { pooled?: boolean } = {}): Promise<SandboxRef> {
     const raw = await this.resolveRaw(ref, opts.pooled);
     const lease = workspaceLease(raw);
-    await runnersOf(this.conn).forget(raw.Id);
+    await Promise.all([runnersOf(this.conn).forget(raw.Id), egressOf(this.conn).forget(raw.Id)]);
     await this.removeId(raw.Id, layerDirOf(raw));
     this.options.owners.remove(raw.Id);
     if (lease) returnWorkspace(lease.dir, lease.uids, lease.gids, lease.owner);

@@ -1,0 +1,64 @@
+// Each connection an `egress` sandbox attempts goes to the ledger as net.connect (destination,
+// address, decision, rule) and, if it was allowed, net.closed once it ends (bytes each way,
+// duration). Appends go through the sink's batched path, so many connections share commits.
+import { randomBytes } from 'node:crypto';
+import type { NetClosedPayload, NetConnectPayload } from '../../../shared/types/ledger.js';
+import type { EgressDecision } from './egress-decision.js';
+import type { Target } from './destination.js';
+
+export type EgressRecorder = (sandboxId: string, kind: 'net.connect' | 'net.closed', payload: NetConnectPayload | NetClosedPayload) => void;
+
+export class ConnectionRecord {
+  readonly connId = `net_${randomBytes(6).toString('hex')}`;
+  private readonly started = performance.now();
+  private closed = false;
+  bytesOut = 0;
+  bytesIn = 0;
+
+  constructor(
+    private readonly record: EgressRecorder,
+    private readonly sandboxId: string,
+    private readonly target: Target,
+  ) {}
+
+  decided(via: NetConnectPayload['via'], decision: EgressDecision): void {
+    this.record(this.sandboxId, 'net.connect', {
+      connId: this.connId,
+      via,
+      host: this.target.host,
+      port: this.target.port,
+      address: decision.address,
+      decision: decision.action,
+      rule: decision.rule,
+    });
+  }
+
+  /** Once, however many ways the connection ends. */
+  close(error: string | null): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.record(this.sandboxId, 'net.closed', {
+      connId: this.connId,
+      host: this.target.host,
+      port: this.target.port,
+      bytesOut: this.bytesOut,
+      bytesIn: this.bytesIn,
+      durationMs: Math.round((performance.now() - this.started) * 1000) / 1000,
+      error,
+    });
+  }
+}
+
+/** The one-line answer to a refused request: a fast 403 (or 502 for a name that does not resolve), never a hang. */
+export function refusal(what: string, decision: EgressDecision): { status: number; body: string } {
+  if (decision.unresolved) return { status: 502, body: `warden egress: ${what} failed: ${decision.rule}\n` };
+  return { status: 403, body: `warden egress: ${what} denied: ${decision.rule}\n` };
+}
+
+export function rawResponse(status: number, body: string): string {
+  const reason = status === 403 ? 'Forbidden' : status === 400 ? 'Bad Request' : 'Bad Gateway';
+  return (
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+    `Connection: close\r\n\r\n${body}`
+  );
+}

@@ -1,0 +1,116 @@
+// CONNECT through the egress proxy: decided on the CONNECT host; once allowed, the client's first
+// bytes are held until its TLS ClientHello is whole, and the tunnel opens only if the server name
+// it asks for is that host (a literal IP may send none). Anything else ends with a TLS alert: the
+// 200 is already sent by then, so a 403 could not be read by the client.
+import { connect, isIP, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { EgressPolicy } from '../../../shared/types/policy.js';
+import { ConnectionRecord, rawResponse, refusal, type EgressRecorder } from './connection-record.js';
+import { parseAuthority } from './destination.js';
+import { decideEgress, type Resolver } from './egress-decision.js';
+import { MAX_CLIENT_HELLO_BYTES, parseClientHello, UNRECOGNIZED_NAME_ALERT } from './tls-sni.js';
+
+/** How long a tunnel may wait for its ClientHello before it is closed. */
+const HELLO_WAIT_MS = 15_000;
+
+export interface TunnelContext {
+  policy: EgressPolicy;
+  record: EgressRecorder;
+  resolve?: Resolver;
+  sandboxId: string;
+}
+
+export async function openTunnel(ctx: TunnelContext, authority: string, client: Duplex, head: Buffer): Promise<void> {
+  const target = parseAuthority(authority);
+  if (!target) {
+    client.end(rawResponse(400, `warden egress: CONNECT needs host:port, not "${authority.slice(0, 200)}"\n`));
+    return;
+  }
+  const what = `CONNECT ${target.host}:${target.port}`;
+  const conn = new ConnectionRecord(ctx.record, ctx.sandboxId, target);
+  const decision = await decideEgress(ctx.policy, target, ctx.resolve);
+  if (decision.action === 'deny') {
+    conn.decided('connect', decision);
+    const { status, body } = refusal(what, decision);
+    client.end(rawResponse(status, body));
+    return;
+  }
+  client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+  const hello = await readHello(client, head);
+  const expected = isIP(target.host) ? null : target.host;
+  const sniOk = hello.ok && (hello.serverName === expected || (expected === null && hello.serverName === null));
+  if (!hello.ok || !sniOk) {
+    const why = hello.ok ? `the TLS server name is ${hello.serverName ?? 'absent'}, not ${target.host}` : hello.why;
+    conn.decided('connect', { action: 'deny', rule: `tls: ${why}`, address: decision.address });
+    client.end(UNRECOGNIZED_NAME_ALERT);
+    return;
+  }
+  conn.decided('connect', decision);
+  const upstream: Socket = connect({ host: decision.address!, port: target.port });
+  let error: string | null = null;
+  upstream.once('connect', () => {
+    upstream.write(hello.bytes);
+    conn.bytesOut += hello.bytes.length;
+    client.on('data', (c: Buffer) => (conn.bytesOut += c.length));
+    upstream.on('data', (c: Buffer) => (conn.bytesIn += c.length));
+    client.pipe(upstream);
+    upstream.pipe(client);
+    client.resume();
+  });
+  upstream.on('error', (err: NodeJS.ErrnoException) => {
+    error ??= `${err.code ?? 'error'}: ${err.message}`;
+    client.destroy();
+  });
+  client.on('error', (err: Error) => {
+    error ??= `sandbox side: ${err.message}`;
+    upstream.destroy();
+  });
+  const ended = () => {
+    if (client.destroyed && upstream.destroyed) conn.close(error);
+  };
+  client.once('close', () => {
+    upstream.destroy();
+    ended();
+  });
+  upstream.once('close', () => {
+    if (!client.writableEnded) client.end();
+    ended();
+  });
+  if (client.destroyed) upstream.destroy();
+}
+
+type Hello = { ok: true; serverName: string | null; bytes: Buffer } | { ok: false; why: string };
+
+/** Reads until the ClientHello is whole (then pauses the client) or is not one. */
+function readHello(client: Duplex, head: Buffer): Promise<Hello> {
+  return new Promise((resolve) => {
+    let bytes = head;
+    let done = false;
+    const timer = setTimeout(() => finish({ ok: false, why: 'no ClientHello in time' }), HELLO_WAIT_MS);
+    timer.unref();
+    const finish = (h: Hello) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      client.off('data', onData);
+      client.off('end', onEnd);
+      client.pause();
+      resolve(h);
+    };
+    const check = () => {
+      const r = parseClientHello(bytes);
+      if (r.state === 'ok') finish({ ok: true, serverName: r.serverName, bytes });
+      else if (r.state === 'bad') finish({ ok: false, why: r.why });
+      else if (bytes.length > MAX_CLIENT_HELLO_BYTES) finish({ ok: false, why: 'the ClientHello is too large' });
+    };
+    const onData = (chunk: Buffer) => {
+      bytes = Buffer.concat([bytes, chunk]);
+      check();
+    };
+    const onEnd = () => finish({ ok: false, why: 'the client closed before its ClientHello' });
+    client.on('data', onData);
+    client.once('end', onEnd);
+    if (bytes.length) check();
+    if (!done) client.resume();
+  });
+}

@@ -1,0 +1,206 @@
+// Network mode `egress` against real Podman, per runtime (runc, and gVisor where installed): one
+// sandbox with no route anywhere, whose only way out is the forwarder on its loopback and Warden's
+// proxy. The "internet" is an HTTP and an HTTPS server this spec starts on the host's loopback,
+// reached through `resolve` pins and a rule that names 127.0.0.1 with a cidr: allowed names come
+// back byte-exact through curl, everything else is refused fast with a reason, and every attempt
+// is in the ledger.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttp, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttps } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EgressPolicySchema, type EgressPolicy } from '../../../shared/types/policy.js';
+import type { NetClosedPayload, NetConnectPayload } from '../../../shared/types/ledger.js';
+import type { RuntimeName, SandboxInfo } from '../../../shared/types/sandbox.js';
+import { closeTestWarden, openTestWarden, type TestWarden } from '../../test-support/podman-fixture.js';
+import { runscInstalled } from '../podman/oci-runtime.js';
+
+const BLOB = randomBytes(3 * 1024 * 1024 + 17); // past every window: flow control is exercised both ways
+const BLOB_SHA = createHash('sha256').update(BLOB).digest('hex');
+
+function serve(req: IncomingMessage, res: ServerResponse): void {
+  if (req.url === '/blob') {
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': BLOB.length });
+    res.end(BLOB);
+  } else {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end(`hello ${req.url}\n`);
+  }
+}
+
+let http: Server;
+let https: Server;
+let certDir: string;
+let httpPort = 0;
+let httpsPort = 0;
+
+function listen(server: Server): Promise<number> {
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+}
+
+beforeAll(async () => {
+  certDir = mkdtempSync(join(tmpdir(), 'warden-egress-cert-'));
+  // The key and certificate go to files, never through a pipe.
+  const gen = spawnSync('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=allowed.test',
+    '-addext',
+    'subjectAltName=DNS:allowed.test',
+    '-keyout',
+    join(certDir, 'key.pem'),
+    '-out',
+    join(certDir, 'cert.pem'),
+  ]);
+  expect(gen.status, gen.stderr?.toString()).toBe(0);
+  http = createHttp(serve);
+  https = createHttps({ key: readFileSync(join(certDir, 'key.pem')), cert: readFileSync(join(certDir, 'cert.pem')) }, serve);
+  [httpPort, httpsPort] = await Promise.all([listen(http), listen(https)]);
+});
+
+afterAll(async () => {
+  await Promise.all([new Promise((r) => http?.close(r)), new Promise((r) => https?.close(r))]);
+  rmSync(certDir, { recursive: true, force: true });
+});
+
+function policyWith(extra: Partial<EgressPolicy> = {}): EgressPolicy {
+  return EgressPolicySchema.parse({
+    default: 'deny',
+    rules: [
+      { host: 'allowed.test', cidr: '127.0.0.1/32', action: 'allow' },
+      { host: 'denied.test', action: 'deny' },
+      { host: 'metadata.test', action: 'allow' },
+      { host: 'asked.test', cidr: '127.0.0.1/32', action: 'ask' },
+    ],
+    resolve: { 'allowed.test': '127.0.0.1', 'denied.test': '127.0.0.1', 'metadata.test': '169.254.169.254', 'asked.test': '127.0.0.1' },
+    ...extra,
+  });
+}
+
+const RUNTIMES: RuntimeName[] = ['runc', ...(runscInstalled() ? (['runsc'] as const) : [])];
+if (!runscInstalled()) console.warn('egress.int.spec: gVisor SKIPPED, runsc is not installed (run `npm run setup`)');
+
+describe.each(RUNTIMES)('network egress under %s', (runtime) => {
+  let w: TestWarden;
+  let sb: SandboxInfo;
+  let policy: EgressPolicy;
+
+  beforeAll(async () => {
+    w = await openTestWarden();
+    policy = policyWith();
+    w.engine.egressPolicy = () => policy;
+    sb = await w.t.create({ network: 'egress', runtime });
+  });
+  afterAll(async () => {
+    await closeTestWarden(w);
+  });
+
+  const sh = (cmd: string) => w.t.sh(sb.id, cmd);
+  const entries = <T>(kind: string) => w.ledger.entries({ kind, sandboxId: sb.id }).map((e) => e.payload as T);
+
+  it('has no route anywhere, and the proxy in its environment', async () => {
+    expect(sb.network).toBe('egress');
+    const env = await sh('printf "%s %s %s" "$HTTP_PROXY" "$https_proxy" "$NO_PROXY"');
+    expect(env.out).toBe('http://127.0.0.1:3128 http://127.0.0.1:3128 localhost,127.0.0.1');
+    const direct = await sh(
+      `curl -sS --noproxy '*' --max-time 20 http://127.0.0.1:${httpPort}/ 2>&1; echo " exit=$?"; ` +
+        `python3 -c "import socket; socket.create_connection(('1.1.1.1', 80), timeout=20)" 2>&1 | tail -1`,
+    );
+    expect(direct.out).toMatch(/exit=7/); // nothing listens on the sandbox's own loopback there
+    expect(direct.out).toMatch(/unreachable/i);
+    const dns = await sh(`python3 -c "import socket; socket.getaddrinfo('allowed.test', 80)" 2>&1 | tail -1`);
+    expect(dns.out).toMatch(/gaierror|resolution/i);
+  });
+
+  it('carries an allowed host over HTTP and HTTPS byte-exact', async () => {
+    const r = await sh(
+      `curl -sS --max-time 60 http://allowed.test:${httpPort}/blob | sha256sum; ` +
+        `curl -sSk --max-time 60 https://allowed.test:${httpsPort}/blob | sha256sum; ` +
+        `curl -sSk https://allowed.test:${httpsPort}/x`,
+    );
+    expect(r.err).toBe('');
+    expect(r.out).toBe(`${BLOB_SHA}  -\n${BLOB_SHA}  -\nhello /x\n`);
+  });
+
+  it('denies a host by its rule with a fast 403, for plain HTTP and CONNECT alike', async () => {
+    const plain = await sh(`curl -sS -w '%{http_code}' http://denied.test:${httpPort}/`);
+    expect(plain.out).toBe(`warden egress: GET http://denied.test:${httpPort} denied: egress.rules[1] (host denied.test, deny)\n403`);
+    const tunnel = await sh(`curl -sSk -o /dev/null -w '%{http_connect}' https://denied.test:${httpsPort}/`);
+    expect(tunnel.out).toBe('403');
+    const unknown = await sh(`curl -sS -w '%{http_code}' http://elsewhere.test/`);
+    expect(unknown.out).toBe('warden egress: GET http://elsewhere.test:80 denied: no rule allows it; default deny\n403');
+    const asked = await sh(`curl -sS -w '%{http_code}' http://asked.test:${httpPort}/`);
+    expect(asked.out).toMatch(/egress.rules\[3\].*ask is not available for connections yet, so it is denied\n403$/);
+  });
+
+  it('refuses cloud metadata, by literal and through a name pinned to it', async () => {
+    const literal = await sh(`curl -sS -w '%{http_code}' http://169.254.169.254/latest/meta-data/`);
+    expect(literal.out).toBe('warden egress: GET http://169.254.169.254:80 denied: no rule allows it; default deny\n403');
+    const pinned = await sh(`curl -sS -w '%{http_code}' http://metadata.test/`);
+    expect(pinned.out).toMatch(/guard: 169\.254\.169\.254 is a link-local address.*\n403$/);
+  });
+
+  it('closes a tunnel to an allowed name whose TLS asks for another (no fronting)', async () => {
+    const script = [
+      'import socket, ssl',
+      `s = socket.create_connection(("127.0.0.1", 3128))`,
+      `s.sendall(b"CONNECT allowed.test:${httpsPort} HTTP/1.1\\r\\nHost: allowed.test:${httpsPort}\\r\\n\\r\\n")`,
+      'print(s.recv(100).split(b"\\r\\n")[0].decode())',
+      'ctx = ssl.create_default_context(); ctx.check_hostname = False; ctx.verify_mode = ssl.CERT_NONE',
+      'try:',
+      '    ctx.wrap_socket(s, server_hostname="evil.test"); print("handshake ok")',
+      'except ssl.SSLError as e:',
+      '    print("refused", e.reason)',
+    ].join('\n');
+    const r = await sh(`python3 - <<'EOF'\n${script}\nEOF`);
+    expect(r.out).toBe('HTTP/1.1 200 Connection Established\nrefused TLSV1_UNRECOGNIZED_NAME\n');
+  });
+
+  it('applies a policy change to the running sandbox at its next connection', async () => {
+    policy = policyWith({ rules: [{ host: 'allowed.test', action: 'deny' }] });
+    try {
+      const r = await sh(`curl -sS -w '%{http_code}' http://allowed.test:${httpPort}/`);
+      expect(r.out).toMatch(/denied: egress.rules\[0\] \(host allowed.test, deny\)\n403$/);
+    } finally {
+      policy = policyWith();
+    }
+  });
+
+  it('records every attempt as net.connect and every allowed one ending as net.closed', async () => {
+    const connects = entries<NetConnectPayload>('net.connect');
+    const allowed = connects.filter((c) => c.decision === 'allow');
+    expect(allowed.map((c) => `${c.via} ${c.host}:${c.port} ${c.address}`)).toEqual(
+      expect.arrayContaining([`http allowed.test:${httpPort} 127.0.0.1`, `connect allowed.test:${httpsPort} 127.0.0.1`]),
+    );
+    expect(connects).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ host: 'denied.test', decision: 'deny', address: null, rule: 'egress.rules[1] (host denied.test, deny)' }),
+        expect.objectContaining({ host: 'metadata.test', decision: 'deny', address: '169.254.169.254' }),
+        expect.objectContaining({
+          host: 'allowed.test',
+          via: 'connect',
+          decision: 'deny',
+          rule: expect.stringMatching(/server name is evil.test/),
+        }),
+      ]),
+    );
+    // net.closed follows the close of each connection, which may land just after curl exits.
+    const closedFor = () => new Set(entries<NetClosedPayload>('net.closed').map((c) => c.connId));
+    for (let i = 0; i < 200 && !allowed.every((c) => closedFor().has(c.connId)); i++) await new Promise((r) => setTimeout(r, 50));
+    const closed = entries<NetClosedPayload>('net.closed');
+    expect(allowed.every((c) => closedFor().has(c.connId))).toBe(true);
+    const blobs = closed.filter((c) => c.bytesIn >= BLOB.length);
+    expect(blobs.length).toBeGreaterThanOrEqual(2);
+    expect(closed.every((c) => c.durationMs >= 0 && c.error === null)).toBe(true);
+  });
+});
