@@ -139,6 +139,8 @@ export function buildSpecGenerator(spec: SandboxSpec, r: ResolvedSandbox, ctx: B
     image: r.image,
     command: KEEPALIVE_COMMAND,
     env: { HOME: '/root', ...spec.env, ...(r.network === 'egress' ? egressProxyEnv() : {}) },
+    // Read by the gVisor wrapper (resources/runtimes/runsc-warden): `egress` needs a working loopback.
+    annotations: { 'io.warden.network': r.network },
     labels: {
       ...sandboxLabels(r, spec.labels),
       ...(ctx.wall?.workspaceOwner ? { [LABEL.workspaceOwner]: formatOwner(ctx.wall.workspaceOwner) } : {}),
