@@ -2,6 +2,7 @@
 // an engine exec of its own, so bulk transfers never queue behind tool calls on the runner's call
 // channel). Its frames are read as hostile input, exactly as the call channel's are: anything out of
 // place ends the session, every connection on it with it, and the registry starts another.
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { EGRESS_PROXY_PORT, HostFrame, RUNNER_MOUNT_PATH, RUNNER_PROTOCOL_VERSION, RunnerFrame } from '../../../shared/contracts/runner.js';
 import type { PodmanConnection } from '../podman/connection.js';
@@ -97,7 +98,7 @@ export class ForwardSession {
     this.channel.once('close', closed);
     this.channel.on('error', (err: Error) => this.end(`its channel failed: ${err.message}`));
     // Idle, it must not keep a one-shot process alive.
-    (this.channel as Partial<import('node:net').Socket>).unref?.();
+    (this.channel as Partial<Socket>).unref?.();
     this.failStart = (reason) => {
       clearTimeout(timer);
       ready?.(reason);
