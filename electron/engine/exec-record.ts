@@ -8,6 +8,7 @@ import type { SandboxInfo } from '../../shared/types/sandbox.js';
 import { appendDurably, type AuditRecord, type AuditSink } from './audit-sink.js';
 import { OutputPreview } from './output-preview.js';
 import type { PodmanConnection } from './podman/connection.js';
+import { egressOf } from './egress/egress-registry.js';
 import { argvOf, runExec, type ExecHandlers } from './podman/exec-session.js';
 
 /** Entries to write in the same transaction as exec.started (a gateway's decision), and a hook once they are durable. */
@@ -39,6 +40,8 @@ export async function recordedExec(
   const hashErr = createHash('sha256');
   try {
     audit.onRecorded?.();
+    // The command's way out is up before it runs (this process may not be the one that started the sandbox).
+    if (sandbox.network === 'egress') await egressOf(r.conn).ensure(sandbox.id);
     const result = await runExec(r.conn, sandbox.id, request, {
       onStdout: (c) => {
         hashOut.update(c);

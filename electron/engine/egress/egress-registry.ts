@@ -10,6 +10,8 @@ import { ForwardSession } from './forward-session.js';
 
 /** Losses in a row after which a sandbox's forwarder is not started again (in this process). */
 const MAX_LOSSES = 3;
+/** How long ensure() leaves a sandbox alone after its forwarder would not start (another process holds the port). */
+const ENSURE_RETRY_MS = 30_000;
 const FORGET_WAIT_MS = 2000;
 
 export type EgressHandler = (stream: EgressStream, sandboxId: string) => void;
@@ -21,6 +23,8 @@ interface Entry {
 
 export class EgressRegistry extends EventEmitter<{ lost: [{ sandboxId: string; reason: string; restarting: boolean }] }> {
   private readonly entries = new Map<string, Entry>();
+  /** When ensure() last failed to start a sandbox's forwarder. */
+  private readonly failedAt = new Map<string, number>();
   private closed = false;
   handler: EgressHandler | null = null;
 
@@ -29,7 +33,7 @@ export class EgressRegistry extends EventEmitter<{ lost: [{ sandboxId: string; r
   }
 
   /** Starts the sandbox's forwarder in the background; resolves once it listens (or could not start). */
-  start(containerId: string, losses = 0): Promise<ForwardSession | null> {
+  start(containerId: string, losses = 0, quiet = false): Promise<ForwardSession | null> {
     if (this.closed) return Promise.resolve(null);
     const entry: Entry = { session: Promise.resolve(null), losses };
     entry.session = ForwardSession.open(this.conn, containerId, {
@@ -43,13 +47,26 @@ export class EgressRegistry extends EventEmitter<{ lost: [{ sandboxId: string; r
       (err: Error) => {
         if (this.entries.get(containerId) === entry) {
           this.entries.delete(containerId);
-          this.emit('lost', { sandboxId: containerId, reason: err.message, restarting: false });
+          if (!quiet) this.emit('lost', { sandboxId: containerId, reason: err.message, restarting: false });
         }
         return null;
       },
     );
     this.entries.set(containerId, entry);
     return entry.session;
+  }
+
+  /**
+   * A forwarder for a running sandbox this process did not start (made by an earlier or a one-shot
+   * Warden process, whose forwarder ended with it): started here unless one is up. When another
+   * process still serves it, the port is taken and this one gives way until ENSURE_RETRY_MS has passed.
+   */
+  async ensure(containerId: string): Promise<void> {
+    if (this.closed || this.entries.has(containerId)) return;
+    const failed = this.failedAt.get(containerId);
+    if (failed !== undefined && Date.now() - failed < ENSURE_RETRY_MS) return;
+    if (await this.start(containerId, MAX_LOSSES - 1, true)) this.failedAt.delete(containerId);
+    else this.failedAt.set(containerId, Date.now());
   }
 
   /** start(), and an error that says so when it could not. */

@@ -18,6 +18,7 @@ import type { NetClosedPayload, NetConnectPayload } from '../../../shared/types/
 import type { RuntimeName, SandboxInfo } from '../../../shared/types/sandbox.js';
 import { closeTestWarden, openTestWarden, type TestWarden } from '../../test-support/podman-fixture.js';
 import { runscInstalled } from '../podman/oci-runtime.js';
+import { egressOf } from './egress-registry.js';
 
 const BLOB = randomBytes(3 * 1024 * 1024 + 17); // past every window: flow control is exercised both ways
 const BLOB_SHA = createHash('sha256').update(BLOB).digest('hex');
@@ -174,6 +175,18 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
     } finally {
       policy = policyWith();
     }
+  });
+
+  it('brings the forwarder back for the next command when the process that served it is gone', async () => {
+    await egressOf(w.t.engine.connection).forget(sb.id); // as when a one-shot CLI that started the sandbox exits
+    expect((await sh(`curl -sS http://allowed.test:${httpPort}/gone 2>&1`)).out).toMatch(/Failed to connect to 127.0.0.1 port 3128/);
+    const out: Buffer[] = [];
+    const r = await w.engine.execStream(
+      sb.id,
+      { cmd: `curl -sS http://allowed.test:${httpPort}/back` },
+      { onStdout: (c) => void out.push(c) },
+    );
+    expect([r.exitCode, Buffer.concat(out).toString()]).toEqual([0, 'hello /back\n']);
   });
 
   it('records every attempt as net.connect and every allowed one ending as net.closed', async () => {

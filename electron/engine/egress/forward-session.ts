@@ -25,6 +25,8 @@ export interface ForwardEvents {
 export class ForwardSession {
   private readonly streams = new Map<number, EgressStream>();
   private endedReason: string | null = null;
+  /** READY seen: an end before it is a failed start (open() rejects), not a loss. */
+  private up = false;
   private execEnded: () => Promise<void> = () => Promise.resolve();
 
   private constructor(
@@ -76,6 +78,7 @@ export class ForwardSession {
             if (frame.type !== RunnerFrame.ready || frame.id !== 0) throw new RunnerProtocolError('its first frame was not READY');
             if (parseReady(frame.payload).version !== RUNNER_PROTOCOL_VERSION) throw new RunnerProtocolError('another protocol version');
             clearTimeout(timer);
+            this.up = true;
             const done = ready;
             ready = null;
             done(null);
@@ -155,7 +158,7 @@ export class ForwardSession {
     for (const stream of this.streams.values()) stream.destroy();
     this.streams.clear();
     this.channel.destroy();
-    if (!onPurpose) this.events.onLost(reason);
+    if (!onPurpose && this.up) this.events.onLost(reason);
   }
 
   /** Lets the forwarder go and waits (briefly) for its exec to end, so a stop or removal right after leaves nothing behind. */
