@@ -10,7 +10,7 @@ import type { EgressPolicy } from '../../../shared/types/policy.js';
 import { ConnectionRecord, rawResponse, refusal, type EgressRecorder } from './connection-record.js';
 import { parseTarget } from './destination.js';
 import { decideEgress, type Resolver } from './egress-decision.js';
-import { openTunnel } from './egress-tunnel.js';
+import { CONNECT_WAIT_MS, openTunnel } from './egress-tunnel.js';
 
 export interface EgressProxyOptions {
   /** The egress section as it is now (read for each connection). */
@@ -104,7 +104,10 @@ export class EgressProxy {
       headers: { ...endToEnd(req.headers), host: req.headers.host ?? url.host },
       setHost: false,
       agent: false,
+      timeout: CONNECT_WAIT_MS,
     });
+    upstream.once('socket', (socket) => socket.once('connect', () => upstream.setTimeout(0)));
+    upstream.once('timeout', () => upstream.destroy(new Error(`no answer from ${decision.address} in ${CONNECT_WAIT_MS / 1000} s`)));
     req.on('data', (c: Buffer) => (conn.bytesOut += c.length));
     req.pipe(upstream);
     upstream.on('response', (answer) => {

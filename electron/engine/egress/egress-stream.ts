@@ -21,6 +21,8 @@ export class EgressStream extends Duplex {
   private pending: PendingWrite | null = null;
   /** The runner said DONE: the connection is gone in the sandbox, nothing more is sent for this id. */
   private gone = false;
+  /** The runner said the sandbox side sent EOF: data after it is a protocol error. */
+  private eof = false;
   /** Bytes from the sandbox's program, and to it. */
   bytesFromSandbox = 0;
   bytesToSandbox = 0;
@@ -34,9 +36,13 @@ export class EgressStream extends Duplex {
 
   // ---- frames from the runner ----
 
+  // Frames for a stream this side already destroyed are dropped: the runner sent them before it saw the KILL.
+
   onData(chunk: Buffer): void {
-    if (this.gone || this.readableEnded) throw new RunnerProtocolError(`data on egress stream ${this.streamId} after its end`);
+    if (this.destroyed) return;
+    if (this.eof || this.gone) throw new RunnerProtocolError(`data on egress stream ${this.streamId} after its end`);
     if (chunk.length === 0) {
+      this.eof = true;
       this.push(null);
       return;
     }
@@ -46,6 +52,7 @@ export class EgressStream extends Duplex {
   }
 
   onCredit(bytes: number): void {
+    if (this.destroyed) return;
     this.sendCredit += bytes;
     if (this.sendCredit > EGRESS_STREAM_WINDOW) throw new RunnerProtocolError(`credit past the window on egress stream ${this.streamId}`);
     this.flush();
@@ -53,8 +60,10 @@ export class EgressStream extends Duplex {
 
   /** The sandbox side is gone: what it sent is still read to the end, then the stream closes. */
   onDone(): void {
+    if (this.destroyed) return;
     this.gone = true;
-    if (!this.readableEnded) this.push(null);
+    if (!this.eof) this.push(null);
+    this.eof = true;
     if (this.readableEnded || this.readableLength === 0) this.destroy();
     else this.once('end', () => this.destroy());
   }

@@ -10,8 +10,9 @@ import { parseAuthority } from './destination.js';
 import { decideEgress, type Resolver } from './egress-decision.js';
 import { MAX_CLIENT_HELLO_BYTES, parseClientHello, UNRECOGNIZED_NAME_ALERT } from './tls-sni.js';
 
-/** How long a tunnel may wait for its ClientHello before it is closed. */
+/** How long a tunnel may wait for its ClientHello, and for the destination to answer its connect. */
 const HELLO_WAIT_MS = 15_000;
+export const CONNECT_WAIT_MS = 30_000;
 
 export interface TunnelContext {
   policy: EgressPolicy;
@@ -48,7 +49,11 @@ export async function openTunnel(ctx: TunnelContext, authority: string, client: 
   conn.decided('connect', decision);
   const upstream: Socket = connect({ host: decision.address!, port: target.port });
   let error: string | null = null;
+  upstream.setTimeout(CONNECT_WAIT_MS, () =>
+    upstream.destroy(new Error(`no answer from ${decision.address} in ${CONNECT_WAIT_MS / 1000} s`)),
+  );
   upstream.once('connect', () => {
+    upstream.setTimeout(0);
     upstream.write(hello.bytes);
     conn.bytesOut += hello.bytes.length;
     client.on('data', (c: Buffer) => (conn.bytesOut += c.length));
