@@ -17,7 +17,7 @@ import { Attestations } from './attest/attestations.js';
 import { runnersOf } from './runner/runner-registry.js';
 import { SandboxFiles } from './sandbox-files.js';
 import { createdPayload, NamesUnderWay } from './sandbox-create.js';
-import { homeEgressPolicy, serveEgress, type EgressPolicy, type EgressProxy } from './egress/serve-egress.js';
+import { serveEgress, type EgressService } from './egress/serve-egress.js';
 
 export type { ExecAudit } from './exec-record.js';
 export type { CallRef } from './sandbox-files.js';
@@ -49,9 +49,8 @@ export class WardenEngine implements MethodHandlers {
   /** Set by long-lived doors (app, serve): creates are served from it first. */
   pool: SandboxPool | null = null;
   private readonly naming = new NamesUnderWay();
-  /** What `egress` sandboxes may reach, read per connection: the gateway's policy where there is one (open-warden.ts). */
-  egressPolicy: () => EgressPolicy;
-  private readonly egress: EgressProxy;
+  /** What `egress` sandboxes may reach (read per connection) and who answers an ask: the gateway's where there is one (open-warden.ts). */
+  readonly egress: EgressService;
 
   constructor(
     readonly podman: PodmanEngine,
@@ -61,8 +60,7 @@ export class WardenEngine implements MethodHandlers {
     this.attestations = new Attestations(podman.connection, audit, this.events, podman.options.home);
     this.execs = { conn: podman.connection, audit, entry: (id, kind, payload) => this.entry(id, kind, payload) };
     this.files = new SandboxFiles(podman.connection, (id, kind, payload) => this.record(id, kind, payload));
-    this.egressPolicy = () => homeEgressPolicy(podman.options.home);
-    this.egress = serveEgress(podman.connection, audit, () => this.egressPolicy());
+    this.egress = serveEgress(podman.connection, audit, podman.options.home);
     podman.connection.on('status', (status) => {
       this.events.emit('engine.status', { status });
       this.record(null, status === 'connected' ? 'engine.up' : 'engine.down', { status }).catch((err: Error) =>

@@ -13,6 +13,8 @@ export const TOOL_NAMES = [
   'file.read',
   'file.write',
   'file.list',
+  /** Not an agent verb: a connection from an `egress` sandbox that a rule asks about (its approval's tool). */
+  'net.connect',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 

@@ -3,7 +3,7 @@
 // duration). Appends go through the sink's batched path, so many connections share commits.
 import { randomBytes } from 'node:crypto';
 import type { NetClosedPayload, NetConnectPayload } from '../../../shared/types/ledger.js';
-import type { EgressDecision } from './egress-decision.js';
+import type { EgressDecision, FinalDecision } from './egress-decision.js';
 import type { Target } from './destination.js';
 
 export type EgressRecorder = (sandboxId: string, kind: 'net.connect' | 'net.closed', payload: NetConnectPayload | NetClosedPayload) => void;
@@ -21,7 +21,7 @@ export class ConnectionRecord {
     private readonly target: Target,
   ) {}
 
-  decided(via: NetConnectPayload['via'], decision: EgressDecision): void {
+  decided(via: NetConnectPayload['via'], decision: FinalDecision): void {
     this.record(this.sandboxId, 'net.connect', {
       connId: this.connId,
       via,

@@ -63,14 +63,19 @@ describe('egress decision', () => {
     expect((await decideEgress(p, to('8.8.8.8'), noLookup)).action).toBe('allow');
   });
 
-  it('denies ask (not wired to approvals yet) with a reason, and a name that does not resolve as a failure', async () => {
+  it('leaves ask to a person (after the guard), and calls a name that does not resolve a failure', async () => {
     const p = policy({
       rules: [
         { host: 'asked.test', action: 'ask' },
         { host: 'gone.test', action: 'allow' },
       ],
     });
-    expect((await decideEgress(p, to('asked.test'), dns({ 'asked.test': '1.2.3.4' }))).rule).toMatch(/ask is not available/);
+    expect(await decideEgress(p, to('asked.test'), dns({ 'asked.test': '1.2.3.4' }))).toEqual({
+      action: 'ask',
+      rule: 'egress.rules[0] (host asked.test, ask)',
+      address: '1.2.3.4',
+    });
+    expect((await decideEgress(p, to('asked.test'), dns({ 'asked.test': '10.0.0.1' }))).action).toBe('deny');
     expect(await decideEgress(p, to('gone.test'), dns({}))).toMatchObject({ action: 'deny', unresolved: true });
   });
 

@@ -9,7 +9,8 @@ import { ACTION_RANK, type EgressPolicy, type EgressRule, type PolicyAction } fr
 import { hostMatches, inCidr, specialKind, type Target } from './destination.js';
 
 export interface EgressDecision {
-  action: 'allow' | 'deny';
+  /** `ask`: a person decides (egress-ask.ts) before anything is connected. */
+  action: 'allow' | 'deny' | 'ask';
   /** What decided, for the ledger and the 403: the rule, the default or the guard. */
   rule: string;
   /** Where it connects (allow) or what it would have (a guard's denial); null when denied before resolving. */
@@ -17,6 +18,9 @@ export interface EgressDecision {
   /** A name that did not resolve: a failure (502), not a policy denial. */
   unresolved?: boolean;
 }
+
+/** After any ask is answered. */
+export type FinalDecision = EgressDecision & { action: 'allow' | 'deny' };
 
 export type Resolver = (host: string) => Promise<string>;
 
@@ -42,10 +46,8 @@ function strictest(rules: Indexed[]): Indexed | null {
   return best;
 }
 
-/** `ask` is not wired to approvals yet: it is a denial that says so. */
 function settle(action: PolicyAction, rule: string, address: string | null): EgressDecision {
-  if (action === 'allow') return { action: 'allow', rule, address };
-  return { action: 'deny', rule: action === 'ask' ? `${rule}; ask is not available for connections yet, so it is denied` : rule, address };
+  return { action, rule, address };
 }
 
 export async function decideEgress(policy: EgressPolicy, target: Target, resolve: Resolver = dnsResolver): Promise<EgressDecision> {

@@ -10,12 +10,14 @@ import type { EgressPolicy } from '../../../shared/types/policy.js';
 import { ConnectionRecord, rawResponse, refusal, type EgressRecorder } from './connection-record.js';
 import { parseTarget } from './destination.js';
 import { decideEgress, type Resolver } from './egress-decision.js';
+import { settleAsk, type EgressAsker } from './egress-ask.js';
 import { CONNECT_WAIT_MS, openTunnel } from './egress-tunnel.js';
 
 export interface EgressProxyOptions {
   /** The egress section as it is now (read for each connection). */
   policy: () => EgressPolicy;
   record: EgressRecorder;
+  ask: EgressAsker;
   /** Instead of DNS (specs). */
   resolve?: Resolver;
 }
@@ -47,9 +49,12 @@ export class EgressProxy {
     this.server = createServer({ requestTimeout: 0, headersTimeout: 60_000 });
     this.server.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => {
       const sandboxId = this.sandboxOf.get(req.socket) ?? '';
-      openTunnel({ policy: this.policy(), record: options.record, resolve: options.resolve, sandboxId }, req.url ?? '', client, head).catch(
-        () => client.destroy(),
-      );
+      openTunnel(
+        { policy: this.policy(), record: options.record, ask: options.ask, resolve: options.resolve, sandboxId },
+        req.url ?? '',
+        client,
+        head,
+      ).catch(() => client.destroy());
     });
     this.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       this.forward(req, res).catch(() => res.destroy());
@@ -90,7 +95,12 @@ export class EgressProxy {
       return refuse(403, `warden egress: Host header ${req.headers.host.slice(0, 200)} is not the request's host ${target.host}\n`);
     const what = `${req.method ?? 'GET'} http://${target.host}:${target.port}`;
     const conn = new ConnectionRecord(this.options.record, sandboxId, target);
-    const decision = await decideEgress(this.policy(), target, this.options.resolve);
+    const decision = await settleAsk(await decideEgress(this.policy(), target, this.options.resolve), this.options.ask, {
+      sandboxId,
+      connId: conn.connId,
+      via: 'http',
+      target,
+    });
     conn.decided('http', decision);
     if (decision.action === 'deny') {
       const { status, body } = refusal(what, decision);

@@ -8,6 +8,7 @@ import type { EgressPolicy } from '../../../shared/types/policy.js';
 import { ConnectionRecord, rawResponse, refusal, type EgressRecorder } from './connection-record.js';
 import { parseAuthority } from './destination.js';
 import { decideEgress, type Resolver } from './egress-decision.js';
+import { settleAsk, type EgressAsker } from './egress-ask.js';
 import { MAX_CLIENT_HELLO_BYTES, parseClientHello, UNRECOGNIZED_NAME_ALERT } from './tls-sni.js';
 
 /** How long a tunnel may wait for its ClientHello, and for the destination to answer its connect. */
@@ -17,6 +18,7 @@ export const CONNECT_WAIT_MS = 30_000;
 export interface TunnelContext {
   policy: EgressPolicy;
   record: EgressRecorder;
+  ask: EgressAsker;
   resolve?: Resolver;
   sandboxId: string;
 }
@@ -29,7 +31,12 @@ export async function openTunnel(ctx: TunnelContext, authority: string, client: 
   }
   const what = `CONNECT ${target.host}:${target.port}`;
   const conn = new ConnectionRecord(ctx.record, ctx.sandboxId, target);
-  const decision = await decideEgress(ctx.policy, target, ctx.resolve);
+  const decision = await settleAsk(await decideEgress(ctx.policy, target, ctx.resolve), ctx.ask, {
+    sandboxId: ctx.sandboxId,
+    connId: conn.connId,
+    via: 'connect',
+    target,
+  });
   if (decision.action === 'deny') {
     conn.decided('connect', decision);
     const { status, body } = refusal(what, decision);

@@ -19,6 +19,10 @@ import type { RuntimeName, SandboxInfo } from '../../../shared/types/sandbox.js'
 import { closeTestWarden, openTestWarden, type TestWarden } from '../../test-support/podman-fixture.js';
 import { runscInstalled } from '../podman/oci-runtime.js';
 import { egressOf } from './egress-registry.js';
+import { egressAsker } from '../gateway/egress-approval.js';
+import { Gateway } from '../gateway/gateway.js';
+import { loadPolicy } from '../gateway/policy-load.js';
+import type { ApprovalDecision, ApprovalInfo } from '../../../shared/types/run.js';
 
 const BLOB = randomBytes(3 * 1024 * 1024 + 17); // past every window: flow control is exercised both ways
 const BLOB_SHA = createHash('sha256').update(BLOB).digest('hex');
@@ -95,14 +99,25 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
   let w: TestWarden;
   let sb: SandboxInfo;
   let policy: EgressPolicy;
+  let gateway: Gateway;
+  const asked: ApprovalInfo[] = [];
+  let answer: ApprovalDecision = 'deny';
 
   beforeAll(async () => {
     w = await openTestWarden();
     policy = policyWith();
-    w.engine.egressPolicy = () => policy;
+    w.engine.egress.policy = () => policy;
+    // A gateway's approvals answer `ask` rules, as in every long-lived door (open-warden.ts).
+    gateway = new Gateway(w.engine, w.warden.audit, { policy: { ...loadPolicy(w.t.home).policy, egress: policy } });
+    w.engine.egress.ask = egressAsker(gateway, w.warden.audit);
+    w.engine.events.on('approval.requested', (info) => {
+      asked.push(info);
+      gateway.approvals.decide(info.id, answer, 'tester');
+    });
     sb = await w.t.create({ network: 'egress', runtime });
   });
   afterAll(async () => {
+    gateway?.close();
     await closeTestWarden(w);
   });
 
@@ -140,8 +155,25 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
     expect(tunnel.out).toBe('403');
     const unknown = await sh(`curl -sS -w '%{http_code}' http://elsewhere.test/`);
     expect(unknown.out).toBe('warden egress: GET http://elsewhere.test:80 denied: no rule allows it; default deny\n403');
-    const asked = await sh(`curl -sS -w '%{http_code}' http://asked.test:${httpPort}/`);
-    expect(asked.out).toMatch(/egress.rules\[3\].*ask is not available for connections yet, so it is denied\n403$/);
+  });
+
+  it('puts an ask rule before a person: approved, the connection goes on; denied, a 403 says by whom', async () => {
+    answer = 'approve-once';
+    expect((await sh(`curl -sS http://asked.test:${httpPort}/yes`)).out).toBe('hello /yes\n');
+    answer = 'deny';
+    const no = await sh(`curl -sS -w '%{http_code}' http://asked.test:${httpPort}/no`);
+    expect(no.out).toBe(
+      `warden egress: GET http://asked.test:${httpPort} denied: egress.rules[3] (host asked.test, cidr 127.0.0.1/32, ask); denied by tester\n403`,
+    );
+    expect(asked.map((a) => [a.tool, a.sandboxId, a.status, a.summary])).toEqual([
+      ['net.connect', sb.id, 'pending', `HTTP request to asked.test:${httpPort} (127.0.0.1) from sandbox ${sb.id.slice(0, 12)}`],
+      ['net.connect', sb.id, 'pending', `HTTP request to asked.test:${httpPort} (127.0.0.1) from sandbox ${sb.id.slice(0, 12)}`],
+    ]);
+    const decided = entries<{ tool: string; status: string; by: string }>('approval.decided').map((a) => [a.tool, a.status, a.by]);
+    expect(decided).toEqual([
+      ['net.connect', 'approved', 'tester'],
+      ['net.connect', 'denied', 'tester'],
+    ]);
   });
 
   it('refuses cloud metadata, by literal and through a name pinned to it', async () => {

@@ -1,15 +1,17 @@
 // Puts an engine's egress proxy behind its connection's forwarders: every connection from an
 // `egress` sandbox is decided from the policy as it is at that moment and recorded in the ledger.
-// The policy comes from the gateway where there is one (open-warden.ts, so a reload applies at
-// once); without one (the in-process CLI) the home's policy file is read per connection.
+// The policy (and who answers an `ask`) comes from the gateway where there is one (open-warden.ts,
+// so a reload applies at once); without one (the in-process CLI) the home's policy file is read per
+// connection, and an `ask` is denied: there is nobody to ask.
 import { EgressPolicySchema, type EgressPolicy } from '../../../shared/types/policy.js';
 import { appendDurably, type AuditSink } from '../audit-sink.js';
 import type { PodmanConnection } from '../podman/connection.js';
 import { loadPolicy } from '../gateway/policy-load.js';
 import { EgressProxy } from './egress-proxy.js';
 import { egressOf } from './egress-registry.js';
+import type { EgressAsker } from './egress-ask.js';
 
-export type { EgressPolicy, EgressProxy };
+export type { EgressPolicy };
 
 /** Nothing allowed: what a policy file that cannot be read amounts to for egress. */
 const DENY_ALL: EgressPolicy = EgressPolicySchema.parse({});
@@ -22,10 +24,24 @@ export function homeEgressPolicy(home: string): EgressPolicy {
   }
 }
 
-export function serveEgress(conn: PodmanConnection, audit: AuditSink, policy: () => EgressPolicy): EgressProxy {
+export interface EgressService {
+  /** The egress section as it is now; read for each connection. */
+  policy: () => EgressPolicy;
+  /** Puts an `ask` before a person; null: nobody to ask, so it is denied. */
+  ask: EgressAsker | null;
+  close(): void;
+}
+
+export function serveEgress(conn: PodmanConnection, audit: AuditSink, home: string): EgressService {
   const warn = (what: string) => (err: Error) => process.stderr.write(`warden: the ledger did not record ${what}: ${err.message}\n`);
+  const service: EgressService = {
+    policy: () => homeEgressPolicy(home),
+    ask: null,
+    close: () => proxy.close(),
+  };
   const proxy = new EgressProxy({
-    policy,
+    policy: () => service.policy(),
+    ask: (question) => (service.ask ? service.ask(question) : Promise.resolve({ approved: false, why: 'nobody to ask in this process' })),
     record: (sandboxId, kind, payload) => {
       appendDurably(audit, [{ actor: 'system', sandboxId, kind, payload }]).catch(warn(kind));
     },
@@ -35,5 +51,5 @@ export function serveEgress(conn: PodmanConnection, audit: AuditSink, policy: ()
   registry.on('lost', ({ sandboxId, ...payload }) => {
     appendDurably(audit, [{ actor: 'system', sandboxId, kind: 'egress.lost', payload }]).catch(warn('egress.lost'));
   });
-  return proxy;
+  return service;
 }

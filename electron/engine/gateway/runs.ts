@@ -226,6 +226,20 @@ export class RunStore {
     for (const run of this.runs.values()) if (run.sandboxId === sandboxId) this.end(run, 'finished');
   }
 
+  /**
+   * The call that most likely made a connection from this sandbox: the latest exec in flight in an
+   * active run bound to it (null when none is running: the connection is nobody's call).
+   */
+  callInFlight(sandboxId: string): { run: Run; call: ToolCallInfo } | null {
+    let best: { run: Run; call: ToolCallInfo } | null = null;
+    for (const run of this.runs.values()) {
+      if (run.sandboxId !== sandboxId || run.status !== 'active' || run.inFlight === 0) continue;
+      for (const call of run.calls)
+        if (call.tool === 'exec' && call.status === 'running' && (!best || call.startedAt > best.call.startedAt)) best = { run, call };
+    }
+    return best;
+  }
+
   get(id: string): Run {
     const run = this.runs.get(id);
     if (!run) throw new WardenError('E_NOT_FOUND', `no run ${id}`, 'list runs with `warden run ls`');

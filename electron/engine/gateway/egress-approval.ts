@@ -1,0 +1,54 @@
+// An egress rule that says `ask` puts the connection before a person through the same approvals as
+// an exec's ask (the app's pop-up, `warden run approvals`, POST /v1/approvals/{id}): it shows the
+// destination, the sandbox, and the run and command most likely to have made it (the exec in flight
+// in that sandbox, if any). The answer is recorded as approval.decided, as for calls; nobody
+// answering within the policy's approvals.timeoutMs denies it.
+import type { EgressAsker } from '../egress/egress-ask.js';
+import { appendDurably, type AuditSink } from '../audit-sink.js';
+import type { Gateway } from './gateway.js';
+
+export function egressAsker(gateway: Gateway, audit: AuditSink): EgressAsker {
+  return async (q) => {
+    const made = gateway.runs.callInFlight(q.sandboxId);
+    const command = made && Array.isArray(made.call.args.argv) ? ` by \`${(made.call.args.argv as unknown[]).join(' ')}\`` : '';
+    const where = `${q.target.host}:${q.target.port}${q.address && q.address !== q.target.host ? ` (${q.address})` : ''}`;
+    const summary = `${q.via === 'connect' ? 'CONNECT' : 'HTTP request to'} ${where} from sandbox ${q.sandboxId.slice(0, 12)}${command}`;
+    const timeoutMs = gateway.policy.approvals.timeoutMs;
+    const approval = await gateway.approvals.request(
+      {
+        runId: made?.run.id ?? '',
+        callId: made?.call.id ?? q.connId,
+        agent: made?.run.agent ?? 'sandbox',
+        sandboxId: q.sandboxId,
+        tool: 'net.connect',
+        summary,
+        programs: [],
+        reason: q.rule,
+      },
+      timeoutMs,
+    );
+    await appendDurably(audit, [
+      {
+        actor: approval.decidedBy ?? 'system',
+        sandboxId: q.sandboxId,
+        kind: 'approval.decided',
+        payload: {
+          runId: approval.runId || null,
+          callId: made?.call.id ?? null,
+          connId: q.connId,
+          approvalId: approval.id,
+          tool: 'net.connect',
+          summary,
+          status: approval.status,
+          decision: approval.decision,
+          by: approval.decidedBy,
+          requestedAt: approval.requestedAt,
+          decidedAt: approval.decidedAt,
+        },
+      },
+    ]);
+    if (approval.status === 'approved') return { approved: true, why: `approved by ${approval.decidedBy ?? 'someone'}` };
+    if (approval.status === 'timeout') return { approved: false, why: `nobody answered within ${timeoutMs / 1000} s` };
+    return { approved: false, why: `denied by ${approval.decidedBy ?? 'someone'}` };
+  };
+}
