@@ -10,7 +10,7 @@ import type { AuditSink } from './audit-sink.js';
 import { WardenEngine } from './engine.js';
 import { ContextAuditSink } from './gateway/audit-context.js';
 import { Gateway } from './gateway/gateway.js';
-import { egressAsker } from './gateway/egress-approval.js';
+import { egressThroughGateway } from './gateway/egress-approval.js';
 import { loadPolicy } from './gateway/policy-load.js';
 import { Ledger, type LedgerOptions } from './ledger/ledger.js';
 import { LedgerReader } from './ledger/ledger-reader.js';
@@ -106,11 +106,7 @@ export function openWardenEngine(
 ): { engine: WardenEngine; gateway: Gateway | null } {
   const engine = new WardenEngine(podman, half.audit, { actor: options.actor ?? 'user' });
   const gateway = policy ? new Gateway(engine, half.audit, { policy: policy.policy, policySource: policy.source }) : null;
-  // Read per connection, so a policy the gateway reloads applies to running sandboxes at once.
-  if (gateway) {
-    engine.egress.policy = () => gateway.policy.egress;
-    engine.egress.ask = egressAsker(gateway, half.audit);
-  }
+  if (gateway) egressThroughGateway(engine.egress, gateway, half.audit);
   return { engine, gateway };
 }
 

@@ -255,6 +255,9 @@ export const NetConnectPayloadSchema = z
     decision: z.enum(NET_DECISIONS),
     /** The rule that decided, e.g. `egress.rules[2] (host *.example.com, allow)`, or the default or guard. */
     rule: z.string(),
+    /** The run and tool call most likely to have made it (the exec in flight in the sandbox), where known. */
+    runId: z.string().nullable().optional(),
+    callId: z.string().nullable().optional(),
   })
   .strict();
 export type NetConnectPayload = z.infer<typeof NetConnectPayloadSchema>;

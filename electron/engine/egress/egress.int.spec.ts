@@ -19,7 +19,7 @@ import type { RuntimeName, SandboxInfo } from '../../../shared/types/sandbox.js'
 import { closeTestWarden, openTestWarden, type TestWarden } from '../../test-support/podman-fixture.js';
 import { runscInstalled } from '../podman/oci-runtime.js';
 import { egressOf } from './egress-registry.js';
-import { egressAsker } from '../gateway/egress-approval.js';
+import { egressThroughGateway } from '../gateway/egress-approval.js';
 import { Gateway } from '../gateway/gateway.js';
 import { loadPolicy } from '../gateway/policy-load.js';
 import type { ApprovalDecision, ApprovalInfo } from '../../../shared/types/run.js';
@@ -98,18 +98,15 @@ if (!runscInstalled()) console.warn('egress.int.spec: gVisor SKIPPED, runsc is n
 describe.each(RUNTIMES)('network egress under %s', (runtime) => {
   let w: TestWarden;
   let sb: SandboxInfo;
-  let policy: EgressPolicy;
   let gateway: Gateway;
   const asked: ApprovalInfo[] = [];
   let answer: ApprovalDecision = 'deny';
 
   beforeAll(async () => {
     w = await openTestWarden();
-    policy = policyWith();
-    w.engine.egress.policy = () => policy;
-    // A gateway's approvals answer `ask` rules, as in every long-lived door (open-warden.ts).
-    gateway = new Gateway(w.engine, w.warden.audit, { policy: { ...loadPolicy(w.t.home).policy, egress: policy } });
-    w.engine.egress.ask = egressAsker(gateway, w.warden.audit);
+    // Decided through a gateway, as in every long-lived door (open-warden.ts): its policy, approvals and runs.
+    gateway = new Gateway(w.engine, w.warden.audit, { policy: { ...loadPolicy(w.t.home).policy, egress: policyWith() } });
+    egressThroughGateway(w.engine.egress, gateway, w.warden.audit);
     w.engine.events.on('approval.requested', (info) => {
       asked.push(info);
       gateway.approvals.decide(info.id, answer, 'tester');
@@ -200,12 +197,12 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
   });
 
   it('applies a policy change to the running sandbox at its next connection', async () => {
-    policy = policyWith({ rules: [{ host: 'allowed.test', action: 'deny' }] });
+    gateway.policy = { ...gateway.policy, egress: policyWith({ rules: [{ host: 'allowed.test', action: 'deny' }] }) }; // as a reload does
     try {
       const r = await sh(`curl -sS -w '%{http_code}' http://allowed.test:${httpPort}/`);
       expect(r.out).toMatch(/denied: egress.rules\[0\] \(host allowed.test, deny\)\n403$/);
     } finally {
-      policy = policyWith();
+      gateway.policy = { ...gateway.policy, egress: policyWith() };
     }
   });
 
@@ -219,6 +216,14 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
       { onStdout: (c) => void out.push(c) },
     );
     expect([r.exitCode, Buffer.concat(out).toString()]).toEqual([0, 'hello /back\n']);
+  });
+
+  it("names the run and call of the agent's command that made a connection", async () => {
+    const user = { agent: 'user', trusted: true, runKey: null };
+    const r = await gateway.exec(user, sb.id, { cmd: ['curl', '-sS', `http://allowed.test:${httpPort}/by-a-call`] });
+    expect(r.exitCode).toBe(0);
+    const connect = entries<NetConnectPayload>('net.connect').find((c) => c.runId === r.runId);
+    expect(connect).toMatchObject({ host: 'allowed.test', decision: 'allow', callId: r.callId });
   });
 
   it('records every attempt as net.connect and every allowed one ending as net.closed', async () => {

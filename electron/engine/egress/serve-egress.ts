@@ -29,6 +29,8 @@ export interface EgressService {
   policy: () => EgressPolicy;
   /** Puts an `ask` before a person; null: nobody to ask, so it is denied. */
   ask: EgressAsker | null;
+  /** The run and call most likely behind a connection from this sandbox (the gateway's exec in flight), or null. */
+  madeBy: (sandboxId: string) => { runId: string; callId: string } | null;
   close(): void;
 }
 
@@ -37,13 +39,16 @@ export function serveEgress(conn: PodmanConnection, audit: AuditSink, home: stri
   const service: EgressService = {
     policy: () => homeEgressPolicy(home),
     ask: null,
+    madeBy: () => null,
     close: () => proxy.close(),
   };
   const proxy = new EgressProxy({
     policy: () => service.policy(),
     ask: (question) => (service.ask ? service.ask(question) : Promise.resolve({ approved: false, why: 'nobody to ask in this process' })),
     record: (sandboxId, kind, payload) => {
-      appendDurably(audit, [{ actor: 'system', sandboxId, kind, payload }]).catch(warn(kind));
+      const made = kind === 'net.connect' ? service.madeBy(sandboxId) : null;
+      const full = made ? { ...payload, runId: made.runId, callId: made.callId } : payload;
+      appendDurably(audit, [{ actor: 'system', sandboxId, kind, payload: full }]).catch(warn(kind));
     },
   });
   const registry = egressOf(conn);

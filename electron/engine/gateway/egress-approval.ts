@@ -4,8 +4,22 @@
 // in that sandbox, if any). The answer is recorded as approval.decided, as for calls; nobody
 // answering within the policy's approvals.timeoutMs denies it.
 import type { EgressAsker } from '../egress/egress-ask.js';
+import type { EgressService } from '../egress/serve-egress.js';
 import { appendDurably, type AuditSink } from '../audit-sink.js';
 import type { Gateway } from './gateway.js';
+
+/**
+ * The engine's egress decided by this gateway: its policy (read per connection, so a reload applies
+ * to running sandboxes at once), its approvals for `ask`, and its runs to name the call behind a connection.
+ */
+export function egressThroughGateway(egress: EgressService, gateway: Gateway, audit: AuditSink): void {
+  egress.policy = () => gateway.policy.egress;
+  egress.ask = egressAsker(gateway, audit);
+  egress.madeBy = (sandboxId) => {
+    const made = gateway.runs.callInFlight(sandboxId);
+    return made && { runId: made.run.id, callId: made.call.id };
+  };
+}
 
 export function egressAsker(gateway: Gateway, audit: AuditSink): EgressAsker {
   return async (q) => {
