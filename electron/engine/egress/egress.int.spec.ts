@@ -131,6 +131,9 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
     );
     expect(direct.out).toMatch(/exit=7/); // nothing listens on the sandbox's own loopback there
     expect(direct.out).toMatch(/unreachable|no route to host/i); // runc: ENETUNREACH; gVisor: EHOSTUNREACH
+    const attested = await w.engine['sandbox.attest']({ ref: sb.id });
+    expect(attested.checks.filter((c) => !c.ok)).toEqual([]);
+    expect(attested.checks.find((c) => c.id === 'network')).toMatchObject({ ok: true, evidence: 'interfaces: lo' });
     const dns = await sh(`python3 -c "import socket; socket.getaddrinfo('allowed.test', 80)" 2>&1 | tail -1`);
     expect(dns.out).toMatch(/gaierror|resolution/i);
   });
