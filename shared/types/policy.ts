@@ -58,6 +58,11 @@ export const BudgetsSchema = z
     maxExecTimeoutMs: z.number().int().positive(),
     /** Output (stdout+stderr) a run may receive in total; each exec is capped by what is left. */
     outputBytes: z.number().int().positive(),
+    /**
+     * Bytes (both ways) a run's connections may carry through the egress proxy: those made while one
+     * of its execs runs in an `egress` sandbox. Past it they are cut and new ones refused; unset: no bound.
+     */
+    egressBytes: z.number().int().positive().optional(),
     breaker: BreakerSchema,
   })
   .strict();

@@ -6,6 +6,14 @@ import type { NetClosedPayload, NetConnectPayload } from '../../../shared/types/
 import type { EgressDecision, FinalDecision } from './egress-decision.js';
 import type { Target } from './destination.js';
 
+/** A connection's run (where known) and what it may still carry. */
+export interface EgressMeter {
+  runId: string;
+  callId: string;
+  /** Counts bytes against the run's budget; a reason once it is used up, else null. */
+  take(bytes: number): string | null;
+}
+
 export type EgressRecorder = (sandboxId: string, kind: 'net.connect' | 'net.closed', payload: NetConnectPayload | NetClosedPayload) => void;
 
 export class ConnectionRecord {
@@ -14,12 +22,28 @@ export class ConnectionRecord {
   private closed = false;
   bytesOut = 0;
   bytesIn = 0;
+  /** Why the connection must be cut (its run's budget), once it must. */
+  overBudget: string | null = null;
 
   constructor(
     private readonly record: EgressRecorder,
     private readonly sandboxId: string,
     private readonly target: Target,
+    private readonly meter: EgressMeter | null = null,
   ) {}
+
+  /** Counts bytes one way; false once the run's egressBytes budget is used (the caller cuts the connection). */
+  count(way: 'out' | 'in', bytes: number): boolean {
+    if (way === 'out') this.bytesOut += bytes;
+    else this.bytesIn += bytes;
+    this.overBudget ??= this.meter?.take(bytes) ?? null;
+    return this.overBudget === null;
+  }
+
+  /** A run already past its budget gets no new connection. */
+  budgetUsed(): string | null {
+    return this.meter?.take(0) ?? null;
+  }
 
   decided(via: NetConnectPayload['via'], decision: FinalDecision): void {
     this.record(this.sandboxId, 'net.connect', {
@@ -30,6 +54,7 @@ export class ConnectionRecord {
       address: decision.address,
       decision: decision.action,
       rule: decision.rule,
+      ...(this.meter ? { runId: this.meter.runId, callId: this.meter.callId } : {}),
     });
   }
 

@@ -7,10 +7,10 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { EgressPolicy } from '../../../shared/types/policy.js';
-import { ConnectionRecord, rawResponse, refusal, type EgressRecorder } from './connection-record.js';
+import { ConnectionRecord, rawResponse, refusal, type EgressMeter, type EgressRecorder } from './connection-record.js';
 import { parseTarget } from './destination.js';
-import { decideEgress, type Resolver } from './egress-decision.js';
-import { settleAsk, type EgressAsker } from './egress-ask.js';
+import type { Resolver } from './egress-decision.js';
+import { decideConnection, type ConnectionContext, type EgressAsker } from './egress-ask.js';
 import { CONNECT_WAIT_MS, openTunnel } from './egress-tunnel.js';
 
 export interface EgressProxyOptions {
@@ -18,6 +18,8 @@ export interface EgressProxyOptions {
   policy: () => EgressPolicy;
   record: EgressRecorder;
   ask: EgressAsker;
+  /** The run behind a connection from this sandbox, and its budget (null: nobody's). */
+  meter: (sandboxId: string) => EgressMeter | null;
   /** Instead of DNS (specs). */
   resolve?: Resolver;
 }
@@ -50,7 +52,7 @@ export class EgressProxy {
     this.server.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => {
       const sandboxId = this.sandboxOf.get(req.socket) ?? '';
       openTunnel(
-        { policy: this.policy(), record: options.record, ask: options.ask, resolve: options.resolve, sandboxId },
+        { ...this.context(sandboxId), record: options.record, meter: options.meter(sandboxId) },
         req.url ?? '',
         client,
         head,
@@ -71,8 +73,8 @@ export class EgressProxy {
     this.server.emit('connection', stream);
   }
 
-  private policy(): EgressPolicy {
-    return this.options.policy();
+  private context(sandboxId: string): ConnectionContext {
+    return { policy: this.options.policy(), ask: this.options.ask, resolve: this.options.resolve, sandboxId };
   }
 
   private async forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -94,13 +96,8 @@ export class EgressProxy {
     if (req.headers.host !== undefined && hostHeader?.host !== target.host)
       return refuse(403, `warden egress: Host header ${req.headers.host.slice(0, 200)} is not the request's host ${target.host}\n`);
     const what = `${req.method ?? 'GET'} http://${target.host}:${target.port}`;
-    const conn = new ConnectionRecord(this.options.record, sandboxId, target);
-    const decision = await settleAsk(await decideEgress(this.policy(), target, this.options.resolve), this.options.ask, {
-      sandboxId,
-      connId: conn.connId,
-      via: 'http',
-      target,
-    });
+    const conn = new ConnectionRecord(this.options.record, sandboxId, target, this.options.meter(sandboxId));
+    const decision = await decideConnection(this.context(sandboxId), conn, 'http', target);
     conn.decided('http', decision);
     if (decision.action === 'deny') {
       const { status, body } = refusal(what, decision);
@@ -118,11 +115,16 @@ export class EgressProxy {
     });
     upstream.once('socket', (socket) => socket.once('connect', () => upstream.setTimeout(0)));
     upstream.once('timeout', () => upstream.destroy(new Error(`no answer from ${decision.address} in ${CONNECT_WAIT_MS / 1000} s`)));
-    req.on('data', (c: Buffer) => (conn.bytesOut += c.length));
+    const cut = () => {
+      conn.close(conn.overBudget);
+      upstream.destroy();
+      res.destroy();
+    };
+    req.on('data', (c: Buffer) => conn.count('out', c.length) || cut());
     req.pipe(upstream);
     upstream.on('response', (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.headers));
-      answer.on('data', (c: Buffer) => (conn.bytesIn += c.length));
+      answer.on('data', (c: Buffer) => conn.count('in', c.length) || cut());
       answer.pipe(res);
       answer.once('end', () => conn.close(null));
       answer.once('error', (err) => conn.close(err.message));

@@ -4,23 +4,18 @@
 // 200 is already sent by then, so a 403 could not be read by the client.
 import { connect, isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { EgressPolicy } from '../../../shared/types/policy.js';
-import { ConnectionRecord, rawResponse, refusal, type EgressRecorder } from './connection-record.js';
+import { ConnectionRecord, rawResponse, refusal, type EgressMeter, type EgressRecorder } from './connection-record.js';
 import { parseAuthority } from './destination.js';
-import { decideEgress, type Resolver } from './egress-decision.js';
-import { settleAsk, type EgressAsker } from './egress-ask.js';
+import { decideConnection, type ConnectionContext } from './egress-ask.js';
 import { MAX_CLIENT_HELLO_BYTES, parseClientHello, UNRECOGNIZED_NAME_ALERT } from './tls-sni.js';
 
 /** How long a tunnel may wait for its ClientHello, and for the destination to answer its connect. */
 const HELLO_WAIT_MS = 15_000;
 export const CONNECT_WAIT_MS = 30_000;
 
-export interface TunnelContext {
-  policy: EgressPolicy;
+export interface TunnelContext extends ConnectionContext {
   record: EgressRecorder;
-  ask: EgressAsker;
-  resolve?: Resolver;
-  sandboxId: string;
+  meter: EgressMeter | null;
 }
 
 export async function openTunnel(ctx: TunnelContext, authority: string, client: Duplex, head: Buffer): Promise<void> {
@@ -30,13 +25,8 @@ export async function openTunnel(ctx: TunnelContext, authority: string, client: 
     return;
   }
   const what = `CONNECT ${target.host}:${target.port}`;
-  const conn = new ConnectionRecord(ctx.record, ctx.sandboxId, target);
-  const decision = await settleAsk(await decideEgress(ctx.policy, target, ctx.resolve), ctx.ask, {
-    sandboxId: ctx.sandboxId,
-    connId: conn.connId,
-    via: 'connect',
-    target,
-  });
+  const conn = new ConnectionRecord(ctx.record, ctx.sandboxId, target, ctx.meter);
+  const decision = await decideConnection(ctx, conn, 'connect', target);
   if (decision.action === 'deny') {
     conn.decided('connect', decision);
     const { status, body } = refusal(what, decision);
@@ -62,9 +52,14 @@ export async function openTunnel(ctx: TunnelContext, authority: string, client: 
   upstream.once('connect', () => {
     upstream.setTimeout(0);
     upstream.write(hello.bytes);
-    conn.bytesOut += hello.bytes.length;
-    client.on('data', (c: Buffer) => (conn.bytesOut += c.length));
-    upstream.on('data', (c: Buffer) => (conn.bytesIn += c.length));
+    const cut = () => {
+      error ??= conn.overBudget;
+      upstream.destroy();
+      client.destroy();
+    };
+    if (!conn.count('out', hello.bytes.length)) return cut();
+    client.on('data', (c: Buffer) => conn.count('out', c.length) || cut());
+    upstream.on('data', (c: Buffer) => conn.count('in', c.length) || cut());
     client.pipe(upstream);
     upstream.pipe(client);
     client.resume();

@@ -229,6 +229,34 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
     expect(connect).toMatchObject({ host: 'allowed.test', decision: 'allow', callId: r.callId });
   });
 
+  it("cuts a run's connections at its egressBytes budget, and refuses the run new ones", async () => {
+    const before = gateway.policy;
+    gateway.policy = { ...before, budgets: { ...before.budgets, egressBytes: 1024 * 1024 } };
+    const ctx = { agent: 'user', trusted: true, runKey: `budget-${runtime}` };
+    const run = async (cmd: string) => {
+      const out: Buffer[] = [];
+      const r = await gateway.exec(ctx, sb.id, { cmd: ['sh', '-c', cmd] }, { onStdout: (c) => void out.push(c) });
+      return { ...r, out: Buffer.concat(out).toString() };
+    };
+    try {
+      const big = await run(`curl -sS -o /dev/null -w '%{size_download}' http://allowed.test:${httpPort}/blob`);
+      expect(big.exitCode).not.toBe(0);
+      expect(Number(big.out)).toBeLessThan(BLOB.length);
+      const next = await run(`curl -sS -w '%{http_code}' http://allowed.test:${httpPort}/more`);
+      expect(next.out).toMatch(/denied: run \S+ used its egressBytes budget \(1048576 bytes\)\n403$/);
+      const cutFor = new Set(
+        entries<NetConnectPayload>('net.connect')
+          .filter((c) => c.runId === big.runId)
+          .map((c) => c.connId),
+      );
+      for (let i = 0; i < 200 && !entries<NetClosedPayload>('net.closed').some((c) => cutFor.has(c.connId)); i++)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(entries<NetClosedPayload>('net.closed').find((c) => cutFor.has(c.connId))?.error).toMatch(/egressBytes budget/);
+    } finally {
+      gateway.policy = before;
+    }
+  });
+
   it('records every attempt as net.connect and every allowed one ending as net.closed', async () => {
     const connects = entries<NetConnectPayload>('net.connect');
     const allowed = connects.filter((c) => c.decision === 'allow');
@@ -254,6 +282,8 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
     expect(allowed.every((c) => closedFor().has(c.connId))).toBe(true);
     const blobs = closed.filter((c) => c.bytesIn >= BLOB.length);
     expect(blobs.length).toBeGreaterThanOrEqual(2);
-    expect(closed.every((c) => c.durationMs >= 0 && c.error === null)).toBe(true);
+    expect(closed.every((c) => c.durationMs >= 0)).toBe(true);
+    // Only the connection the budget cut ended with an error.
+    expect(closed.filter((c) => c.error !== null).map((c) => c.error)).toEqual([expect.stringMatching(/egressBytes budget/)]);
   });
 });

@@ -10,6 +10,7 @@ import { loadPolicy } from '../gateway/policy-load.js';
 import { EgressProxy } from './egress-proxy.js';
 import { egressOf } from './egress-registry.js';
 import type { EgressAsker } from './egress-ask.js';
+import type { EgressMeter } from './connection-record.js';
 
 export type { EgressPolicy };
 
@@ -29,8 +30,8 @@ export interface EgressService {
   policy: () => EgressPolicy;
   /** Puts an `ask` before a person; null: nobody to ask, so it is denied. */
   ask: EgressAsker | null;
-  /** The run and call most likely behind a connection from this sandbox (the gateway's exec in flight), or null. */
-  madeBy: (sandboxId: string) => { runId: string; callId: string } | null;
+  /** The run and call most likely behind a connection from this sandbox (the gateway's exec in flight) and its budget, or null. */
+  meter: (sandboxId: string) => EgressMeter | null;
   close(): void;
 }
 
@@ -39,16 +40,15 @@ export function serveEgress(conn: PodmanConnection, audit: AuditSink, home: stri
   const service: EgressService = {
     policy: () => homeEgressPolicy(home),
     ask: null,
-    madeBy: () => null,
+    meter: () => null,
     close: () => proxy.close(),
   };
   const proxy = new EgressProxy({
     policy: () => service.policy(),
     ask: (question) => (service.ask ? service.ask(question) : Promise.resolve({ approved: false, why: 'nobody to ask in this process' })),
+    meter: (sandboxId) => service.meter(sandboxId),
     record: (sandboxId, kind, payload) => {
-      const made = kind === 'net.connect' ? service.madeBy(sandboxId) : null;
-      const full = made ? { ...payload, runId: made.runId, callId: made.callId } : payload;
-      appendDurably(audit, [{ actor: 'system', sandboxId, kind, payload: full }]).catch(warn(kind));
+      appendDurably(audit, [{ actor: 'system', sandboxId, kind, payload }]).catch(warn(kind));
     },
   });
   const registry = egressOf(conn);

@@ -15,9 +15,19 @@ import type { Gateway } from './gateway.js';
 export function egressThroughGateway(egress: EgressService, gateway: Gateway, audit: AuditSink): void {
   egress.policy = () => gateway.policy.egress;
   egress.ask = egressAsker(gateway, audit);
-  egress.madeBy = (sandboxId) => {
+  egress.meter = (sandboxId) => {
     const made = gateway.runs.callInFlight(sandboxId);
-    return made && { runId: made.run.id, callId: made.call.id };
+    if (!made) return null;
+    const { run, call } = made;
+    return {
+      runId: run.id,
+      callId: call.id,
+      take(bytes) {
+        run.egressBytes += bytes;
+        const limit = run.budgets.egressBytes;
+        return limit !== undefined && run.egressBytes > limit ? `run ${run.id} used its egressBytes budget (${limit} bytes)` : null;
+      },
+    };
   };
 }
 

@@ -28,6 +28,8 @@ export class Run {
   /** Calls reserved (counted against maxCalls) including those still in flight. */
   reserved = 0;
   outputBytes = 0;
+  /** Bytes its connections carried through the egress proxy (budgets.egressBytes). */
+  egressBytes = 0;
   failures = 0;
   /** Things a person approved for the rest of this run ("approve-run"). */
   readonly approvedForRun = new Set<string>();
