@@ -174,6 +174,15 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
       ['net.connect', 'approved', 'tester'],
       ['net.connect', 'denied', 'tester'],
     ]);
+    // Approved for the rest of a run: that run's later connections to the destination pass unasked.
+    const ctx = { agent: 'user', trusted: true, runKey: `ask-${runtime}` };
+    const curl = ['curl', '-sS', '-o', '/dev/null', '-w', '%{http_code}', `http://asked.test:${httpPort}/run`];
+    answer = 'approve-run';
+    expect((await gateway.exec(ctx, sb.id, { cmd: curl })).exitCode).toBe(0);
+    answer = 'deny';
+    const again: Buffer[] = [];
+    await gateway.exec(ctx, sb.id, { cmd: curl }, { onStdout: (c) => void again.push(c) });
+    expect([Buffer.concat(again).toString(), asked.length]).toEqual(['200', 3]);
   });
 
   it('refuses cloud metadata, by literal and through a name pinned to it', async () => {
@@ -225,8 +234,8 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
     const user = { agent: 'user', trusted: true, runKey: null };
     const r = await gateway.exec(user, sb.id, { cmd: ['curl', '-sS', `http://allowed.test:${httpPort}/by-a-call`] });
     expect(r.exitCode).toBe(0);
-    const connect = entries<NetConnectPayload>('net.connect').find((c) => c.runId === r.runId);
-    expect(connect).toMatchObject({ host: 'allowed.test', decision: 'allow', callId: r.callId });
+    const connect = entries<NetConnectPayload>('net.connect').find((c) => c.callId === r.callId);
+    expect(connect).toMatchObject({ host: 'allowed.test', decision: 'allow', runId: r.runId });
   });
 
   it("cuts a run's connections at its egressBytes budget, and refuses the run new ones", async () => {

@@ -34,6 +34,9 @@ export function egressThroughGateway(egress: EgressService, gateway: Gateway, au
 export function egressAsker(gateway: Gateway, audit: AuditSink): EgressAsker {
   return async (q) => {
     const made = gateway.runs.callInFlight(q.sandboxId);
+    // "Approve for the rest of the run" covers this destination (host and port) for that run's later connections.
+    const scope = `net.connect ${q.target.host}:${q.target.port}`;
+    if (made?.run.approvedForRun.has(scope)) return { approved: true, why: `approved for run ${made.run.id}` };
     const command = made && Array.isArray(made.call.args.argv) ? ` by \`${(made.call.args.argv as unknown[]).join(' ')}\`` : '';
     const where = `${q.target.host}:${q.target.port}${q.address && q.address !== q.target.host ? ` (${q.address})` : ''}`;
     const summary = `${q.via === 'connect' ? 'CONNECT' : 'HTTP request to'} ${where} from sandbox ${q.sandboxId.slice(0, 12)}${command}`;
@@ -71,6 +74,7 @@ export function egressAsker(gateway: Gateway, audit: AuditSink): EgressAsker {
         },
       },
     ]);
+    if (approval.decision === 'approve-run') made?.run.approvedForRun.add(scope);
     if (approval.status === 'approved') return { approved: true, why: `approved by ${approval.decidedBy ?? 'someone'}` };
     if (approval.status === 'timeout') return { approved: false, why: `nobody answered within ${timeoutMs / 1000} s` };
     return { approved: false, why: `denied by ${approval.decidedBy ?? 'someone'}` };
