@@ -3,6 +3,7 @@
 // duration). Appends go through the sink's batched path, so many connections share commits.
 import { randomBytes } from 'node:crypto';
 import type { NetClosedPayload, NetConnectPayload } from '../../../shared/types/ledger.js';
+import type { CallConnection } from '../../../shared/types/run.js';
 import type { EgressDecision, FinalDecision } from './egress-decision.js';
 import type { Target } from './destination.js';
 
@@ -12,6 +13,8 @@ export interface EgressMeter {
   callId: string;
   /** Counts bytes against the run's budget; a reason once it is used up, else null. */
   take(bytes: number): string | null;
+  /** The connection as its call's timeline shows it: when decided, and when it ends. */
+  show(connection: CallConnection): void;
 }
 
 export type EgressRecorder = (sandboxId: string, kind: 'net.connect' | 'net.closed', payload: NetConnectPayload | NetClosedPayload) => void;
@@ -45,7 +48,20 @@ export class ConnectionRecord {
     return this.meter?.take(0) ?? null;
   }
 
+  private shown: CallConnection | null = null;
+
   decided(via: NetConnectPayload['via'], decision: FinalDecision): void {
+    this.shown = {
+      connId: this.connId,
+      host: this.target.host,
+      port: this.target.port,
+      decision: decision.action,
+      rule: decision.rule,
+      bytesOut: 0,
+      bytesIn: 0,
+      open: decision.action === 'allow',
+    };
+    this.meter?.show({ ...this.shown });
     this.record(this.sandboxId, 'net.connect', {
       connId: this.connId,
       via,
@@ -62,6 +78,7 @@ export class ConnectionRecord {
   close(error: string | null): void {
     if (this.closed) return;
     this.closed = true;
+    if (this.shown) this.meter?.show({ ...this.shown, bytesOut: this.bytesOut, bytesIn: this.bytesIn, open: false });
     this.record(this.sandboxId, 'net.closed', {
       connId: this.connId,
       host: this.target.host,

@@ -236,6 +236,18 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
     expect(r.exitCode).toBe(0);
     const connect = entries<NetConnectPayload>('net.connect').find((c) => c.callId === r.callId);
     expect(connect).toMatchObject({ host: 'allowed.test', decision: 'allow', runId: r.runId });
+    // The run's timeline shows it under the call, with its bytes once it has closed.
+    const shown = () => gateway.runs.detail(r.runId).toolCalls.find((c) => c.id === r.callId)?.connections ?? [];
+    for (let i = 0; i < 200 && shown()[0]?.open !== false; i++) await new Promise((res) => setTimeout(res, 50));
+    expect(shown()).toEqual([
+      expect.objectContaining({
+        connId: connect!.connId,
+        host: 'allowed.test',
+        decision: 'allow',
+        open: false,
+        bytesIn: 'hello /by-a-call\n'.length,
+      }),
+    ]);
   });
 
   it("cuts a run's connections at its egressBytes budget, and refuses the run new ones", async () => {

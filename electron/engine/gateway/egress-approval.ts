@@ -7,6 +7,7 @@ import type { EgressAsker } from '../egress/egress-ask.js';
 import type { EgressService } from '../egress/serve-egress.js';
 import { appendDurably, type AuditSink } from '../audit-sink.js';
 import type { Gateway } from './gateway.js';
+import { MAX_CALL_CONNECTIONS } from '../../../shared/types/run.js';
 
 /**
  * The engine's egress decided by this gateway: its policy (read per connection, so a reload applies
@@ -22,6 +23,14 @@ export function egressThroughGateway(egress: EgressService, gateway: Gateway, au
     return {
       runId: run.id,
       callId: call.id,
+      show(connection) {
+        const list = (call.connections ??= []);
+        const at = list.findIndex((c) => c.connId === connection.connId);
+        if (at >= 0) list[at] = connection;
+        else if (list.length < MAX_CALL_CONNECTIONS) list.push(connection);
+        else return;
+        gateway.runs.callChanged(call);
+      },
       take(bytes) {
         run.egressBytes += bytes;
         const limit = run.budgets.egressBytes;
