@@ -17,7 +17,7 @@ import { Attestations } from './attest/attestations.js';
 import { runnersOf } from './runner/runner-registry.js';
 import { SandboxFiles } from './sandbox-files.js';
 import { createdPayload, NamesUnderWay } from './sandbox-create.js';
-import { serveEgress, type EgressService } from './egress/serve-egress.js';
+import { adoptEgress, serveEgress, type EgressService } from './egress/serve-egress.js';
 
 export type { ExecAudit } from './exec-record.js';
 export type { CallRef } from './sandbox-files.js';
@@ -109,6 +109,7 @@ export class WardenEngine implements MethodHandlers {
       onResync: () => this.events.emit('sandbox.resync', {}),
     });
     await this.engineEvents.start();
+    void adoptEgress(this.podman.connection, this.listSandboxes());
     this.reaper = setInterval(() => void this.reapExpired().catch(() => undefined), reapEveryMs);
     this.reaper.unref();
   }

@@ -19,6 +19,7 @@ import type { RuntimeName, SandboxInfo } from '../../../shared/types/sandbox.js'
 import { closeTestWarden, openTestWarden, type TestWarden } from '../../test-support/podman-fixture.js';
 import { runscInstalled } from '../podman/oci-runtime.js';
 import { egressOf } from './egress-registry.js';
+import { adoptEgress } from './serve-egress.js';
 import { egressThroughGateway } from '../gateway/egress-approval.js';
 import { Gateway } from '../gateway/gateway.js';
 import { loadPolicy } from '../gateway/policy-load.js';
@@ -276,6 +277,12 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
     } finally {
       gateway.policy = before;
     }
+  });
+
+  it('is adopted by a long-lived door (watch) when an earlier process started it', async () => {
+    await egressOf(w.t.engine.connection).forget(sb.id);
+    await adoptEgress(w.t.engine.connection, w.engine.listSandboxes());
+    expect((await sh(`curl -sS http://allowed.test:${httpPort}/adopted`)).out).toBe('hello /adopted\n');
   });
 
   it('records every attempt as net.connect and every allowed one ending as net.closed', async () => {

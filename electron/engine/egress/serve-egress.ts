@@ -4,6 +4,7 @@
 // so a reload applies at once); without one (the in-process CLI) the home's policy file is read per
 // connection, and an `ask` is denied: there is nobody to ask.
 import { EgressPolicySchema, type EgressPolicy } from '../../../shared/types/policy.js';
+import type { SandboxInfo } from '../../../shared/types/sandbox.js';
 import { appendDurably, type AuditSink } from '../audit-sink.js';
 import type { PodmanConnection } from '../podman/connection.js';
 import { loadPolicy } from '../gateway/policy-load.js';
@@ -57,4 +58,11 @@ export function serveEgress(conn: PodmanConnection, audit: AuditSink, home: stri
     appendDurably(audit, [{ actor: 'system', sandboxId, kind: 'egress.lost', payload }]).catch(warn('egress.lost'));
   });
   return service;
+}
+
+/** A long-lived door adopts the running `egress` sandboxes an earlier process started, so their programs keep a way out. */
+export async function adoptEgress(conn: PodmanConnection, listed: Promise<SandboxInfo[]>): Promise<void> {
+  const registry = egressOf(conn);
+  const sandboxes = await listed.catch(() => []);
+  await Promise.all(sandboxes.filter((s) => s.network === 'egress' && s.state === 'running').map((s) => registry.ensure(s.id)));
 }
