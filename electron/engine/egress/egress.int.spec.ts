@@ -311,6 +311,7 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
     const blobs = closed.filter((c) => c.bytesIn >= BLOB.length);
     expect(blobs.length).toBeGreaterThanOrEqual(2);
     expect(closed.every((c) => c.durationMs >= 0)).toBe(true);
+    expect(w.ledger.verify().ok).toBe(true); // what `warden audit verify` checks
     // Only the connection the budget cut ended with an error.
     expect(closed.filter((c) => c.error !== null).map((c) => c.error)).toEqual([expect.stringMatching(/egressBytes budget/)]);
   });
