@@ -149,6 +149,15 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
     expect(r.out).toBe(`${BLOB_SHA}  -\n${BLOB_SHA}  -\nhello /x\n`);
   });
 
+  it('carries many connections side by side, each byte-exact', async () => {
+    const r = await sh(
+      `for i in 1 2 3 4 5 6; do (curl -sS http://allowed.test:${httpPort}/blob | sha256sum) & ` +
+        `(curl -sSk https://allowed.test:${httpsPort}/blob | sha256sum) & done; wait`,
+    );
+    expect(r.err).toBe('');
+    expect(r.out).toBe(`${BLOB_SHA}  -\n`.repeat(12));
+  });
+
   it('denies a host by its rule with a fast 403, for plain HTTP and CONNECT alike', async () => {
     const plain = await sh(`curl -sS -w '%{http_code}' http://denied.test:${httpPort}/`);
     expect(plain.out).toBe(`warden egress: GET http://denied.test:${httpPort} denied: egress.rules[1] (host denied.test, deny)\n403`);
