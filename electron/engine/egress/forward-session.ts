@@ -79,6 +79,8 @@ export class ForwardSession {
             if (parseReady(frame.payload).version !== RUNNER_PROTOCOL_VERSION) throw new RunnerProtocolError('another protocol version');
             clearTimeout(timer);
             this.up = true;
+            // Up, it must not keep a one-shot process (the CLI) alive; while starting, someone waits for it.
+            (this.channel as Partial<Socket>).unref?.();
             const done = ready;
             ready = null;
             done(null);
@@ -100,8 +102,6 @@ export class ForwardSession {
     this.channel.once('end', closed);
     this.channel.once('close', closed);
     this.channel.on('error', (err: Error) => this.end(`its channel failed: ${err.message}`));
-    // Idle, it must not keep a one-shot process alive.
-    (this.channel as Partial<Socket>).unref?.();
     this.failStart = (reason) => {
       clearTimeout(timer);
       ready?.(reason);
