@@ -167,6 +167,17 @@ describe('warden CLI', () => {
     }
   });
 
+  it('network egress: a one-shot exec gets the sandbox a way out, and the policy (nothing, as shipped) refuses it with the rule', () => {
+    const name = `${prefix}-egress`;
+    const created = warden(['sandbox', 'create', '--name', name, '--network', 'egress', '--json']);
+    expect(created.status, created.stderr).toBe(0);
+    expect(JSON.parse(created.stdout).network).toBe('egress');
+    // Each command is its own process: the forwarder the create started ended with it, and the exec starts its own.
+    const r = warden(['exec', name, '--', 'curl', '-sS', '-w', '%{http_code}', 'http://example.com/']);
+    expect([r.status, r.stdout]).toEqual([0, 'warden egress: GET http://example.com:80 denied: no rule allows it; default deny\n403']);
+    expect(warden(['sandbox', 'rm', name]).status).toBe(0);
+  });
+
   it('exits 124 on timeout and kills what the command started', () => {
     const name = `${prefix}-t`;
     expect(warden(['sandbox', 'create', '--name', name]).status).toBe(0);

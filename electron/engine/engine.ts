@@ -6,7 +6,7 @@ import type { SandboxInfo, SandboxSpec } from '../../shared/types/sandbox.js';
 import type { PoolStatus } from '../../shared/types/pool.js';
 import { EventBus } from './event-bus.js';
 import { appendDurably, type AuditRecord, type AuditSink } from './audit-sink.js';
-import { recordedExec, type ExecAudit, type ExecRecorder } from './exec-record.js';
+import { execRunResponse, recordedExec, type ExecAudit, type ExecRecorder } from './exec-record.js';
 import type { PodmanEngine } from './podman/podman-engine.js';
 import type { ExecHandlers } from './podman/exec-session.js';
 import { EngineEvents } from './podman/events.js';
@@ -19,6 +19,7 @@ import { SandboxFiles } from './sandbox-files.js';
 import { createdPayload, NamesUnderWay } from './sandbox-create.js';
 import { WorkspaceChanges } from './diff/workspace-changes.js';
 import { Snapshots } from './snapshot/snapshots.js';
+import { adoptEgress, serveEgress, type EgressService } from './egress/serve-egress.js';
 
 export type { ExecAudit } from './exec-record.js';
 export type { CallRef } from './sandbox-files.js';
@@ -47,9 +48,10 @@ export class WardenEngine implements MethodHandlers {
   private readonly execs: ExecRecorder;
   /** Files in a sandbox's /workspace, each read, write and listing recorded (the gateway's file verbs). */
   readonly files: SandboxFiles;
-  /** Workspace baselines (at create, at a run's start) and diffs (diff/); snapshots, reset and fork (snapshot/). */
+  /** Workspace baselines and diffs (diff/); snapshots, reset and fork (snapshot/); what `egress` sandboxes may reach (egress/). */
   readonly changes: WorkspaceChanges;
   readonly snapshots: Snapshots;
+  readonly egress: EgressService;
   /** Set by long-lived doors (app, serve): creates are served from it first. */
   pool: SandboxPool | null = null;
   private readonly naming = new NamesUnderWay();
@@ -64,6 +66,7 @@ export class WardenEngine implements MethodHandlers {
     this.files = new SandboxFiles(podman.connection, (id, kind, payload) => this.record(id, kind, payload));
     this.changes = new WorkspaceChanges(podman.connection, podman.options.home);
     this.snapshots = new Snapshots(podman, audit, this.attestations, () => this.options.actor);
+    this.egress = serveEgress(podman.connection, audit, podman.options.home);
     podman.connection.on('status', (status) => {
       this.events.emit('engine.status', { status });
       this.record(null, status === 'connected' ? 'engine.up' : 'engine.down', { status }).catch((err: Error) =>
@@ -112,6 +115,7 @@ export class WardenEngine implements MethodHandlers {
       onResync: () => this.events.emit('sandbox.resync', {}),
     });
     await this.engineEvents.start();
+    void adoptEgress(this.podman.connection, this.listSandboxes());
     this.reaper = setInterval(() => void this.reapExpired().catch(() => undefined), reapEveryMs);
     this.reaper.unref();
   }
@@ -268,17 +272,7 @@ export class WardenEngine implements MethodHandlers {
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     const result = await this.execStream(p.ref, request, { onStdout: (c) => out.push(c), onStderr: (c) => err.push(c) });
-    return {
-      exitCode: result.exitCode,
-      durationMs: result.durationMs,
-      timedOut: result.timedOut,
-      stdoutBytes: result.stdoutBytes,
-      stderrBytes: result.stderrBytes,
-      truncated: result.truncated,
-      oomKilled: result.oomKilled,
-      stdoutBase64: Buffer.concat(out).toString('base64'),
-      stderrBase64: Buffer.concat(err).toString('base64'),
-    };
+    return execRunResponse(result, out, err);
   }
 
   async openTerminal(ref: string, options: TerminalOptions = {}): Promise<TerminalSession> {
@@ -293,6 +287,7 @@ export class WardenEngine implements MethodHandlers {
   }
 
   close(): void {
+    this.egress.close();
     this.engineEvents?.stop();
     if (this.reaper) clearInterval(this.reaper);
     this.podman.close();

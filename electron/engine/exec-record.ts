@@ -4,10 +4,12 @@
 // come through here, so every door's command leaves the same record.
 import { createHash } from 'node:crypto';
 import type { ExecRequest, ExecResult } from '../../shared/types/exec.js';
+import type { ExecRunResponse } from '../../shared/contracts/methods.js';
 import type { SandboxInfo } from '../../shared/types/sandbox.js';
 import { appendDurably, type AuditRecord, type AuditSink } from './audit-sink.js';
 import { OutputPreview } from './output-preview.js';
 import type { PodmanConnection } from './podman/connection.js';
+import { egressOf } from './egress/egress-registry.js';
 import { argvOf, runExec, type ExecHandlers } from './podman/exec-session.js';
 
 /** Entries to write in the same transaction as exec.started (a gateway's decision), and a hook once they are durable. */
@@ -39,6 +41,8 @@ export async function recordedExec(
   const hashErr = createHash('sha256');
   try {
     audit.onRecorded?.();
+    // The command's way out is up before it runs (this process may not be the one that started the sandbox).
+    if (sandbox.network === 'egress') await egressOf(r.conn).ensure(sandbox.id);
     const result = await runExec(r.conn, sandbox.id, request, {
       onStdout: (c) => {
         hashOut.update(c);
@@ -63,4 +67,14 @@ export async function recordedExec(
     await appendDurably(r.audit, [r.entry(sandbox.id, 'exec.failed', { argv, error: (error as Error).message })]);
     throw error;
   }
+}
+
+/** A collected exec as the UI's `exec.run` answers it: the result's figures and both outputs whole, in base64. */
+export function execRunResponse(result: ExecResult, stdout: Buffer[], stderr: Buffer[]): ExecRunResponse {
+  const { exitCode, durationMs, timedOut, stdoutBytes, stderrBytes, truncated, oomKilled } = result;
+  return {
+    ...{ exitCode, durationMs, timedOut, stdoutBytes, stderrBytes, truncated, oomKilled },
+    stdoutBase64: Buffer.concat(stdout).toString('base64'),
+    stderrBase64: Buffer.concat(stderr).toString('base64'),
+  };
 }

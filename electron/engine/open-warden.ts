@@ -10,6 +10,7 @@ import type { AuditSink } from './audit-sink.js';
 import { WardenEngine } from './engine.js';
 import { ContextAuditSink } from './gateway/audit-context.js';
 import { Gateway } from './gateway/gateway.js';
+import { egressThroughGateway } from './gateway/egress-approval.js';
 import { loadPolicy } from './gateway/policy-load.js';
 import { RunArchive } from './gateway/run-archive.js';
 import { Ledger, type LedgerOptions } from './ledger/ledger.js';
@@ -119,6 +120,7 @@ export function openWardenEngine(
         runArchive: RunArchive.open(runsFile(half.home)),
       })
     : null;
+  if (gateway) egressThroughGateway(engine.egress, gateway, half.audit);
   return { engine, gateway };
 }
 

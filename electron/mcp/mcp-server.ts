@@ -3,7 +3,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { toErrorInfo } from '../../shared/errors.js';
-import { RUNTIMES } from '../../shared/types/sandbox.js';
+import { NETWORK_MODES, RUNTIMES } from '../../shared/types/sandbox.js';
 import type { AgentApi } from './agent-api.js';
 
 const MAX_TEXT = 100_000;
@@ -61,7 +61,7 @@ export function createMcpServer(api: AgentApi, version = '0.1.0'): McpServer {
         memory: z.string().optional().describe('e.g. 512m'),
         disk: z.string().optional().describe('disk limit, e.g. 4g'),
         cpus: z.number().optional(),
-        network: z.enum(['none', 'nat']).optional(),
+        network: z.enum(NETWORK_MODES).optional().describe('egress: out only through an HTTP(S) proxy that allows what the policy names'),
         runtime: z.enum(RUNTIMES).optional().describe('isolation: runsc is gVisor (a user-space kernel); policy may require one'),
         ttlSeconds: z.number().int().optional(),
       },

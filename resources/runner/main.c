@@ -3,6 +3,7 @@
  * pipes are polled for output (within credit) and stdin; SIGCHLD arrives through a self-pipe so
  * children (and orphans, since the runner is the child subreaper) are reaped in the loop. When
  * the host's end of the channel closes, every command still running is killed and the runner exits.
+ * `warden-runner egress-forward PORT` runs forward.c's loop instead (an `egress` sandbox's way out).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -70,7 +71,7 @@ static void dispatch(struct frame *f) {
   }
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   /* Orphans of a command are reparented here, not to the container's init, so a KILL still finds them. */
   prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
   /* Not dumpable: the agent's commands run as the same uid, and /proc/<runner>/mem, fd and environ
@@ -78,6 +79,11 @@ int main(void) {
      seccomp cannot see). Its supervisors inherit this; a command's execve makes it dumpable again. */
   prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   signal(SIGPIPE, SIG_IGN);
+  if (argc == 3 && strcmp(argv[1], "egress-forward") == 0) {
+    int devnull = open("/dev/null", O_WRONLY);
+    if (devnull >= 0) { dup2(devnull, 2); close(devnull); }
+    return forward_main(argv[2]);
+  }
   if (pipe2(sigpipe_fds, O_CLOEXEC | O_NONBLOCK) < 0) return 1;
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);

@@ -64,6 +64,9 @@ export const RunnerFrame = {
   fatal: 0x86,
   /** (id 0, empty) the answer to a PING. */
   pong: 0x87,
+  /** Egress forwarder only (see EGRESS_PROXY_PORT below): a new connection; credit for the host's bytes. */
+  open: 0x88,
+  netCredit: 0x89,
 } as const;
 
 /** EXIT's `how`. */
@@ -89,3 +92,25 @@ export type RunnerFail = z.infer<typeof RunnerFailSchema>;
 
 /** Output credit granted with an EXEC, and granted again as the consumer takes it. */
 export const RUNNER_EXEC_WINDOW = 1 << 20;
+
+/**
+ * `warden-runner egress-forward PORT`: a second runner process in an `egress` sandbox, on an engine
+ * exec of its own (bulk downloads never share the call channel). It listens on 127.0.0.1:PORT in the
+ * sandbox and carries each accepted connection as a stream over the same frames:
+ *   runner → host  READY (as above) · OPEN (id, empty): a connection was accepted, the id is the
+ *                  runner's · STDOUT (id): bytes from the sandbox, within the host's credit; empty =
+ *                  the sandbox side sent EOF · NET_CREDIT (id) u32: the runner wrote that many bytes
+ *                  into the sandbox, the host may send that many more · DONE (id): the stream is gone
+ *                  in the sandbox (both ends closed, or reset) · FATAL · PONG
+ *   host → runner  STDIN (id): bytes for the sandbox, within the runner's credit; empty = EOF from the
+ *                  destination · CREDIT (id) u32 · KILL (id): reset the stream; id 0: exit · PING
+ * Frames for an id the runner no longer knows are dropped (the host may not have seen DONE yet).
+ */
+/** Where programs in an `egress` sandbox find the proxy (HTTP_PROXY): the forwarder's port in the sandbox's own loopback. */
+export const EGRESS_PROXY_PORT = 3128;
+
+/** Bytes either side may send on one stream before the other grants more (bounds both sides' buffers). */
+export const EGRESS_STREAM_WINDOW = 256 * 1024;
+
+/** Largest data frame on an egress stream. */
+export const EGRESS_MAX_CHUNK = 64 * 1024;

@@ -247,3 +247,44 @@ export interface LedgerExportResult {
  */
 export const SNAPSHOT_LEDGER_KINDS = ['snapshot.taken', 'snapshot.removed', 'sandbox.reset', 'sandbox.forked'] as const;
 export type SnapshotLedgerKind = (typeof SNAPSHOT_LEDGER_KINDS)[number];
+
+// ---- egress: one entry per connection an `egress` sandbox attempts, one when it ends ----
+
+export const NET_DECISIONS = ['allow', 'deny'] as const;
+
+/** `net.connect`: a destination asked for through the egress proxy, and what policy decided. */
+export const NetConnectPayloadSchema = z
+  .object({
+    /** Pairs this entry with its net.closed (unique within the recording process). */
+    connId: z.string(),
+    /** CONNECT (a tunnel, TLS checked against the name) or a plain HTTP request. */
+    via: z.enum(['connect', 'http']),
+    host: z.string(),
+    port: z.number().int(),
+    /** What the name resolved to (or the literal); null when it was denied before resolving. */
+    address: z.string().nullable(),
+    decision: z.enum(NET_DECISIONS),
+    /** The rule that decided, e.g. `egress.rules[2] (host *.example.com, allow)`, or the default or guard. */
+    rule: z.string(),
+    /** The run and tool call most likely to have made it (the exec in flight in the sandbox), where known. */
+    runId: z.string().nullable().optional(),
+    callId: z.string().nullable().optional(),
+  })
+  .strict();
+export type NetConnectPayload = z.infer<typeof NetConnectPayloadSchema>;
+
+/** `net.closed`: an allowed connection ended. */
+export const NetClosedPayloadSchema = z
+  .object({
+    connId: z.string(),
+    host: z.string(),
+    port: z.number().int(),
+    /** From the sandbox to the destination, and back (payload bytes, after the proxy's own headers). */
+    bytesOut: z.number().int().min(0),
+    bytesIn: z.number().int().min(0),
+    durationMs: z.number().min(0),
+    /** Why it ended other than by a close (connect refused, reset, SNI mismatch …), else null. */
+    error: z.string().nullable(),
+  })
+  .strict();
+export type NetClosedPayload = z.infer<typeof NetClosedPayloadSchema>;

@@ -58,6 +58,11 @@ export const BudgetsSchema = z
     maxExecTimeoutMs: z.number().int().positive(),
     /** Output (stdout+stderr) a run may receive in total; each exec is capped by what is left. */
     outputBytes: z.number().int().positive(),
+    /**
+     * Bytes (both ways) a run's connections may carry through the egress proxy: those made while one
+     * of its execs runs in an `egress` sandbox. Past it they are cut and new ones refused; unset: no bound.
+     */
+    egressBytes: z.number().int().positive().optional(),
     breaker: BreakerSchema,
   })
   .strict();
@@ -121,6 +126,47 @@ export const AgentLimitsSchema = z
   .strict();
 export type AgentLimitsPolicy = z.output<typeof AgentLimitsSchema>;
 
+/** A destination name: an exact host, or `*.` and a suffix (any name below it, not the suffix itself). */
+const EGRESS_HOST_PATTERN = /^(\*\.)?[a-z0-9_]([a-z0-9_.:-]{0,252})$/i;
+
+export const EgressRuleSchema = z
+  .object({
+    /** Exact name (or literal address as written) or `*.example.com`; absent: any host. */
+    host: z.string().regex(EGRESS_HOST_PATTERN, 'host is a name like api.example.com or *.example.com').optional(),
+    /** Only these ports; absent: any port. */
+    port: z
+      .union([z.number().int().min(1).max(65535), z.array(z.number().int().min(1).max(65535)).min(1)])
+      .transform((v) => (Array.isArray(v) ? v : [v]))
+      .optional(),
+    /**
+     * Only when the address (the literal one, or what the name resolved to) is in this block, e.g.
+     * 10.1.2.0/24. A rule with a cidr is also what names a loopback, link-local, private or host
+     * address explicitly: without one, those are refused whatever the host rule says.
+     */
+    cidr: z
+      .string()
+      .regex(/^[0-9a-f.:]+\/\d{1,3}$/i, 'cidr is an address block like 10.0.0.0/8 or fd00::/8')
+      .optional(),
+    action: z.enum(POLICY_ACTIONS),
+  })
+  .strict()
+  .refine((r) => r.host !== undefined || r.cidr !== undefined, { message: 'an egress rule names a host, a cidr or both' });
+export type EgressRule = z.output<typeof EgressRuleSchema>;
+
+/**
+ * What an `egress` sandbox may reach through Warden's proxy. Matching rules: the strictest wins
+ * (deny beats ask beats allow), as for commands; no matching rule: `default`, which is deny.
+ */
+export const EgressPolicySchema = z
+  .object({
+    default: z.enum(POLICY_ACTIONS).default('deny'),
+    rules: z.array(EgressRuleSchema).default([]),
+    /** Names the proxy resolves to a fixed address instead of asking DNS (curl's --resolve): internal hosts, tests. */
+    resolve: z.record(z.string().regex(EGRESS_HOST_PATTERN), z.union([z.ipv4(), z.ipv6()])).default({}),
+  })
+  .strict();
+export type EgressPolicy = z.output<typeof EgressPolicySchema>;
+
 const PolicyBodySchema = z
   .object({
     commands: z
@@ -135,6 +181,8 @@ const PolicyBodySchema = z
     paths: z.array(PathRuleSchema),
     network: z.object({ allowed: z.array(z.enum(NETWORK_MODES)).min(1), default: z.enum(NETWORK_MODES) }).strict(),
     create: CreateLimitsSchema,
+    /** Optional in a policy file: absent, no destination is allowed. */
+    egress: EgressPolicySchema.default(EgressPolicySchema.parse({})),
     budgets: BudgetsSchema,
     approvals: z
       .object({

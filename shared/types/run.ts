@@ -21,6 +21,8 @@ export const TOOL_NAMES = [
   'file.mkdir',
   'file.remove',
   'file.move',
+  /** Not an agent verb: a connection from an `egress` sandbox that a rule asks about (its approval's tool). */
+  'net.connect',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
@@ -42,6 +44,20 @@ export interface CallDecision {
   denyReason?: DenyReason;
   /** For an `ask`: the approval, who decided and when. */
   approval?: { id: string; decision: ApprovalDecision | 'timeout'; by: string | null; at: string };
+}
+
+/** A connection an exec's programs made through the egress proxy (network mode `egress`), as its timeline shows it. */
+export interface CallConnection {
+  connId: string;
+  host: string;
+  port: number;
+  decision: 'allow' | 'deny';
+  /** What decided (the rule, the default, the guard, a person). */
+  rule: string;
+  bytesOut: number;
+  bytesIn: number;
+  /** Still carrying bytes (an allowed one not yet closed). */
+  open: boolean;
 }
 
 export interface ToolCallInfo {
@@ -67,7 +83,12 @@ export interface ToolCallInfo {
   truncated: boolean;
   /** Ledger entries written for this call, in order (empty until the ledger reports them). */
   ledgerSeqs: number[];
+  /** Connections its programs made through the egress proxy (the first MAX_CALL_CONNECTIONS), if any. */
+  connections?: CallConnection[];
 }
+
+/** Connections a call's timeline keeps (the ledger keeps them all). */
+export const MAX_CALL_CONNECTIONS = 200;
 
 /** A call as it is when it is made: pending, undecided, nothing recorded yet. */
 export function pendingCall(fields: Pick<ToolCallInfo, 'id' | 'runId' | 'index' | 'tool' | 'args' | 'startedAt'>): ToolCallInfo {

@@ -22,7 +22,11 @@ export function runtimeTier(runtime: string): string {
   return runtime;
 }
 
-export const NETWORK_MODES = ['none', 'nat'] as const;
+/**
+ * none: no route anywhere. nat: outbound through the host. egress: no route anywhere either, the
+ * only way out being Warden's egress proxy (electron/engine/egress/), which decides each connection.
+ */
+export const NETWORK_MODES = ['none', 'nat', 'egress'] as const;
 export type NetworkMode = (typeof NETWORK_MODES)[number];
 
 /** A size given as bytes or as text like "512m"; always parsed to bytes. */

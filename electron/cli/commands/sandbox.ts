@@ -52,7 +52,7 @@ export function registerSandbox(program: Command): void {
     .option('--memory <size>', 'memory limit, e.g. 512m or 2g', '512m')
     .option('--cpus <n>', 'CPU limit in cores, e.g. 1 or 0.5', '1')
     .option('--pids <n>', 'process limit', '256')
-    .option('--network <mode>', 'none (default) or nat', 'none')
+    .option('--network <mode>', "none (default), nat, or egress (out only through Warden's proxy, by the policy's egress rules)", 'none')
     .option('--workspace <dir>', 'host directory bind-mounted at /workspace')
     .option('--runtime <name>', 'runc, crun, runsc (gVisor) or krun (default: the first of crun, runc that works here)')
     .option('--env <KEY=VALUE>', 'environment variable (repeatable)', collectPairs)

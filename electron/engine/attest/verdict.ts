@@ -2,6 +2,7 @@
 // outputs of runc and gVisor in the unit spec. A promise a tier cannot show the usual way says so
 // (skipped, with the reason) rather than passing silently or failing on a missing line.
 import type { AttestationCheck } from '../../../shared/types/attestation.js';
+import type { NetworkMode } from '../../../shared/types/sandbox.js';
 import { parseMountinfo, unexpectedHostMounts } from './mounts.js';
 import { hostPidsLimit } from '../podman/oci-runtime.js';
 
@@ -9,7 +10,7 @@ import { hostPidsLimit } from '../podman/oci-runtime.js';
 export interface AttestExpectations {
   runtime: string;
   rootless: boolean;
-  network: 'none' | 'nat';
+  network: NetworkMode;
   readOnlyRoot: boolean;
   memoryBytes: number;
   pids: number;
@@ -99,14 +100,15 @@ function userNsCheck(uidMap: string, e: AttestExpectations): AttestationCheck {
   return rows.length && !identity ? pass('user-namespace', promise, seen) : fail('user-namespace', promise, seen);
 }
 
-function networkCheck(netdev: string, network: 'none' | 'nat'): AttestationCheck {
+function networkCheck(netdev: string, network: NetworkMode): AttestationCheck {
   const names = netdev
     .split('\n')
     .filter((l) => l.includes(':') && !l.includes('|'))
     .map((l) => l.split(':')[0]!.trim());
   if (network === 'nat') return pass('network', 'network: nat (outbound through the host)', `interfaces: ${names.join(', ') || 'none'}`);
   const others = names.filter((n) => n !== 'lo');
-  const promise = 'no network: only the loopback interface';
+  const promise =
+    network === 'egress' ? 'egress only through Warden: only the loopback interface' : 'no network: only the loopback interface';
   return names.length && !others.length
     ? pass('network', promise, 'interfaces: lo')
     : fail('network', promise, `interfaces: ${names.join(', ') || 'unreadable'}`);

@@ -30,6 +30,8 @@ export class Run {
   /** Calls reserved (counted against maxCalls) including those still in flight. */
   reserved = 0;
   outputBytes = 0;
+  /** Bytes its connections carried through the egress proxy (budgets.egressBytes). */
+  egressBytes = 0;
   failures = 0;
   /** Things a person approved for the rest of this run ("approve-run"). */
   readonly approvedForRun = new Set<string>();
@@ -231,6 +233,20 @@ export class RunStore {
   /** Ends every active run on a sandbox (it was destroyed). */
   endForSandbox(sandboxId: string): void {
     for (const run of this.runs.values()) if (run.sandboxId === sandboxId) this.end(run, 'finished');
+  }
+
+  /**
+   * The call that most likely made a connection from this sandbox: the latest exec in flight in an
+   * active run bound to it (null when none is running: the connection is nobody's call).
+   */
+  callInFlight(sandboxId: string): { run: Run; call: ToolCallInfo } | null {
+    let best: { run: Run; call: ToolCallInfo } | null = null;
+    for (const run of this.runs.values()) {
+      if (run.sandboxId !== sandboxId || run.status !== 'active' || run.inFlight === 0) continue;
+      for (const call of run.calls)
+        if (call.tool === 'exec' && call.status === 'running' && (!best || call.startedAt > best.call.startedAt)) best = { run, call };
+    }
+    return best;
   }
 
   get(id: string): Run {

@@ -1,14 +1,14 @@
 // SandboxSpec → libpod SpecGenerator. Pure, so every hardened default is unit-tested.
 // The libpod create endpoint is used (not the compat one) because Podman 4.x's compat API
 // may ignore HostConfig.Runtime, and libpod takes rlimits, init and no_new_privileges directly.
-import type { SandboxSpec, RuntimeName } from '../../../shared/types/sandbox.js';
+import type { NetworkMode, SandboxSpec, RuntimeName } from '../../../shared/types/sandbox.js';
 import { SANDBOX_DEFAULTS } from '../../../shared/types/sandbox.js';
 import { LABEL, LABEL_SCHEMA_VERSION } from './labels.js';
 import type { HostLimits } from './host-limits.js';
 import { USER_NAMESPACE } from './wall.js';
 import { formatOwner, type Owner } from './workspace-lease.js';
 import { hostPidsLimit, ociRuntimeArg } from './oci-runtime.js';
-import { RUNNER_MOUNT_PATH } from '../../../shared/contracts/runner.js';
+import { EGRESS_PROXY_PORT, RUNNER_MOUNT_PATH } from '../../../shared/contracts/runner.js';
 
 export interface ResolvedSandbox {
   name: string;
@@ -17,7 +17,7 @@ export interface ResolvedSandbox {
   memoryBytes: number;
   cpus: number;
   pids: number;
-  network: 'none' | 'nat';
+  network: NetworkMode;
   workspace: string | null;
   readOnlyRoot: boolean;
   tmpSizeBytes: number | null;
@@ -98,6 +98,23 @@ export function sandboxRlimits(host: HostLimits): Array<{ type: string; soft: nu
   ];
 }
 
+/**
+ * An `egress` sandbox reaches the world only through the forwarder on its own loopback
+ * (egress/forward-session.ts): programs that honour the usual proxy variables find it; the rest
+ * have no network at all, since the sandbox has no route anywhere.
+ */
+export function egressProxyEnv(): Record<string, string> {
+  const proxy = `http://127.0.0.1:${EGRESS_PROXY_PORT}`;
+  return {
+    HTTP_PROXY: proxy,
+    HTTPS_PROXY: proxy,
+    http_proxy: proxy,
+    https_proxy: proxy,
+    NO_PROXY: 'localhost,127.0.0.1',
+    no_proxy: 'localhost,127.0.0.1',
+  };
+}
+
 export function buildSpecGenerator(spec: SandboxSpec, r: ResolvedSandbox, ctx: BuildContext): Record<string, unknown> {
   const mounts: Array<Record<string, unknown>> = [];
   if (r.workspace) {
@@ -121,7 +138,9 @@ export function buildSpecGenerator(spec: SandboxSpec, r: ResolvedSandbox, ctx: B
     hostname: r.name,
     image: r.image,
     command: KEEPALIVE_COMMAND,
-    env: { HOME: '/root', ...spec.env },
+    env: { HOME: '/root', ...spec.env, ...(r.network === 'egress' ? egressProxyEnv() : {}) },
+    // Read by the gVisor wrapper (resources/runtimes/runsc-warden): `egress` needs a working loopback.
+    annotations: { 'io.warden.network': r.network },
     labels: {
       ...sandboxLabels(r, spec.labels),
       ...(ctx.wall?.workspaceOwner ? { [LABEL.workspaceOwner]: formatOwner(ctx.wall.workspaceOwner) } : {}),
@@ -148,6 +167,7 @@ export function buildSpecGenerator(spec: SandboxSpec, r: ResolvedSandbox, ctx: B
       // The label keeps r.pids, the limit the guest is promised; gVisor needs more host processes.
       pids: { limit: hostPidsLimit(r.runtime, r.pids) },
     },
-    netns: { nsmode: r.network === 'none' ? 'none' : ctx.rootless ? 'slirp4netns' : 'bridge' },
+    // `egress` is `none` to the engine: its only way out is an exec's stdio (the forwarder).
+    netns: { nsmode: r.network !== 'nat' ? 'none' : ctx.rootless ? 'slirp4netns' : 'bridge' },
   };
 }

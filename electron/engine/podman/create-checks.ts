@@ -37,7 +37,13 @@ export function chooseRuntime(conn: PodmanConnection, requested: RuntimeName | u
  * What a spec asks that Warden refuses before Podman sees it: reserved labels, a pool name (unless
  * the pool makes it), a workspace that is not a directory.
  */
-export function validateSpec(spec: SandboxSpec, forPool = false): void {
+export function validateSpec(spec: SandboxSpec, forPool = false, withRunner = true): void {
+  if (spec.network === 'egress' && !withRunner)
+    throw new WardenError(
+      'E_BAD_INPUT',
+      "network egress needs Warden's in-sandbox runner, which this install does not have",
+      'build it with `node scripts/build-runner.mjs` (needs gcc and a static C library), or use --network none',
+    );
   if (!forPool && spec.name?.startsWith(POOL_NAME_PREFIX)) {
     throw new WardenError('E_BAD_INPUT', `names starting with ${POOL_NAME_PREFIX} are the warm pool's`, 'pick another name');
   }

@@ -11,6 +11,7 @@ import { DiskLimits, storeDiskSupport } from './disk-limit.js';
 import { OwnerRecords } from '../pool/owner-records.js';
 import { installRunner } from '../runner/runner-binary.js';
 import { runnersOf } from '../runner/runner-registry.js';
+import { egressOf } from '../egress/egress-registry.js';
 
 export interface PodmanEngineOptions extends ConnectOptions {
   image?: string;
@@ -78,6 +79,7 @@ export class PodmanEngine {
 
   close(): void {
     runnersOf(this.connection).close();
+    egressOf(this.connection).close();
     this.router.close();
     this.connection.close();
   }

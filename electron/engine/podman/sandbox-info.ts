@@ -1,6 +1,7 @@
 // Podman's view of a container (list entry or inspect) → SandboxInfo. Podman is the truth;
 // Warden keeps no second copy of state, only what it wrote in labels.
 import type { SandboxInfo, SandboxState, NetworkMode } from '../../../shared/types/sandbox.js';
+import { NETWORK_MODES } from '../../../shared/types/sandbox.js';
 import { LABEL, userLabels } from './labels.js';
 import { runtimeFromInspect } from './oci-runtime.js';
 import { exitReason } from './exit-reason.js';
@@ -73,7 +74,7 @@ function fromLabels(labels: Record<string, string>) {
   const disk = labels[LABEL.disk];
   return {
     runtime: labels[LABEL.runtime] ?? 'unknown',
-    network: (labels[LABEL.network] === 'nat' ? 'nat' : 'none') as NetworkMode,
+    network: ((NETWORK_MODES as readonly string[]).includes(labels[LABEL.network] ?? '') ? labels[LABEL.network] : 'none') as NetworkMode,
     // Empty: blanked on a sandbox made from a snapshot of one with a host workspace (snapshot/).
     workspace: labels[LABEL.workspace] || null,
     expiresAt: labels[LABEL.expiresAt] ?? null,

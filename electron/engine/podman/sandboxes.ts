@@ -15,7 +15,7 @@ import { hostDiskSupport, type DiskLimits } from './disk-limit.js';
 import { removeContainer } from './container-removal.js';
 import { isNameConflict, nameTaken } from './container-names.js';
 import type { OwnerRecords } from '../pool/owner-records.js';
-import { runnersOf } from '../runner/runner-registry.js';
+import { letCompanionsGo, startCompanions } from './sandbox-companions.js';
 import { hasRunnerMount, layerDirOf, workspaceLease } from './raw-inspect.js';
 
 export interface SandboxesOptions {
@@ -93,7 +93,7 @@ export class Sandboxes {
    * sandbox must not inherit; Podman copies an image's labels it is not given, so they are set empty.
    */
   async create(spec: SandboxSpec, opts: { start?: boolean; poolKey?: string; blankLabels?: string[] } = {}): Promise<SandboxInfo> {
-    validateSpec(spec, opts.poolKey !== undefined);
+    validateSpec(spec, opts.poolKey !== undefined, !!this.options.runnerBinary);
     const image = spec.image ?? this.options.defaultImage;
     const runtime = chooseRuntime(this.conn, spec.runtime);
     const name = spec.name ?? `sbx-${randomBytes(3).toString('hex')}`;
@@ -143,10 +143,10 @@ export class Sandboxes {
           RUNTIME_INSTALL_HINTS[runtime],
         );
       }
-      // In the background: the first call waits for it if it is still starting.
-      if (opts.start !== false && this.options.runnerBinary) runnersOf(this.conn).start(created.Id);
+      if (opts.start !== false && this.options.runnerBinary) await startCompanions(this.conn, created.Id, resolved.network === 'egress');
       return info;
     } catch (err) {
+      await letCompanionsGo(this.conn, created.Id);
       await this.removeId(created.Id).catch(() => undefined);
       throw err;
     }
@@ -245,15 +245,14 @@ export class Sandboxes {
   ): Promise<SandboxInfo> {
     const raw = await this.resolveRaw(ref);
     const name = raw.Name.replace(/^\//, '');
-    const runners = runnersOf(this.conn);
-    if (runner.before) await runners.forget(raw.Id);
+    if (runner.before) await letCompanionsGo(this.conn, raw.Id);
     if (mountDisk) {
       // After a host reboot the disk is not mounted, and Podman would find its layer empty.
       const disk = this.options.disks.locate(raw.Id, layerDirOf(raw));
       if (disk) await this.options.disks.ensureMounted(disk);
     }
     await this.conn.libpod('POST', `/containers/${raw.Id}/${action}`, undefined, `sandbox ${name}`, okCodes);
-    if (runner.after && hasRunnerMount(raw)) runners.start(raw.Id);
+    if (runner.after && hasRunnerMount(raw)) await startCompanions(this.conn, raw.Id, raw.Config.Labels?.[LABEL.network] === 'egress');
     return this.inspectId(raw.Id);
   }
 
@@ -281,7 +280,7 @@ export class Sandboxes {
   async destroy(ref: string, opts: { pooled?: boolean } = {}): Promise<SandboxRef> {
     const raw = await this.resolveRaw(ref, opts.pooled);
     const lease = workspaceLease(raw);
-    await runnersOf(this.conn).forget(raw.Id);
+    await letCompanionsGo(this.conn, raw.Id);
     await this.removeId(raw.Id, layerDirOf(raw));
     this.options.owners.remove(raw.Id);
     if (lease) returnWorkspace(lease.dir, lease.uids, lease.gids, lease.owner);

@@ -8,6 +8,7 @@ import type { WardenEngine } from '../engine.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { ClaimStep } from './hand-over.js';
 import { runnersOf } from '../runner/runner-registry.js';
+import { egressOf } from '../egress/egress-registry.js';
 import { loadPoolConfig } from './pool-config.js';
 import { WarmPool } from './warm-pool.js';
 
@@ -34,6 +35,9 @@ export interface PoolLedger {
  */
 async function runnerReady(engine: WardenEngine, sandbox: SandboxInfo): Promise<void> {
   if (!engine.podman.sandboxes.withRunner) return;
+  // An `egress` sandbox's only way out is its forwarder: up before the sandbox is anyone's.
+  if (sandbox.network === 'egress' && !(await egressOf(engine.podman.connection).sessionFor(sandbox.id)))
+    await egressOf(engine.podman.connection).startOrFail(sandbox.id);
   const runners = runnersOf(engine.podman.connection);
   if (await runners.channelFor(sandbox.id)) return;
   runners.start(sandbox.id);

@@ -2,7 +2,7 @@
 // decided and why (with who approved, when), how it went (status, exit code, duration), its output
 // as it streams, and the ledger entries it wrote.
 import { memo } from 'react';
-import type { CallDecision, ToolCallInfo } from '../../../../shared/types/run.js';
+import type { CallConnection, CallDecision, ToolCallInfo } from '../../../../shared/types/run.js';
 import { formatByteSize } from '../../../../shared/types/units.js';
 import { useStore } from '../../store/index.js';
 import { CallOutputView } from './CallOutputView.js';
@@ -76,6 +76,27 @@ function Sizes({ call }: { call: ToolCallInfo }) {
   return parts.length ? <span>{parts.join(' · ')}</span> : null;
 }
 
+/** What the call's programs reached through the egress proxy (an `egress` sandbox): each destination, its decision, its bytes. */
+function Connections({ list }: { list: CallConnection[] }) {
+  return (
+    <ul className="call-connections small" data-testid="call-connections" aria-label="Connections through the egress proxy">
+      {list.map((c) => (
+        <li key={c.connId} data-testid="call-connection" data-decision={c.decision} title={c.rule}>
+          <span className={c.decision === 'allow' ? 'ok-text' : 'bad-text'}>{c.decision === 'allow' ? 'allowed' : 'denied'}</span>{' '}
+          <span className="mono">
+            {c.host}:{c.port}
+          </span>{' '}
+          <span className="muted">
+            {c.decision === 'allow'
+              ? `${formatByteSize(c.bytesOut)} out · ${formatByteSize(c.bytesIn)} in${c.open ? ' · open' : ''}`
+              : c.rule}
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 export const CallItem = memo(function CallItem({ call }: { call: ToolCallInfo }) {
   const target = callTarget(call);
   const finished = call.endedAt !== null;
@@ -113,6 +134,7 @@ export const CallItem = memo(function CallItem({ call }: { call: ToolCallInfo })
         </div>
       ) : null}
       {call.tool === 'exec' ? <CallOutputView call={call} /> : null}
+      {call.connections?.length ? <Connections list={call.connections} /> : null}
       <div className="call-foot muted small">
         <span>{formatClock(call.startedAt)}</span>
         {finished ? <Sizes call={call} /> : null}

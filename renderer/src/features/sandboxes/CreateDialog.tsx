@@ -1,12 +1,18 @@
 // Every option of a sandbox spec, with the engine's defaults filled in or shown as placeholders.
 import { useState } from 'react';
 import { toErrorInfo, type ErrorInfo } from '../../../../shared/errors.js';
-import { DEFAULT_SANDBOX_IMAGE, RUNTIMES, RUNTIME_TITLES } from '../../../../shared/types/sandbox.js';
+import { DEFAULT_SANDBOX_IMAGE, RUNTIMES, RUNTIME_TITLES, type NetworkMode } from '../../../../shared/types/sandbox.js';
 import { useServices } from '../../services.js';
 import { useStore } from '../../store/index.js';
 import { Modal } from '../shell/Modal.js';
 import { createSandbox } from './actions.js';
 import { EMPTY_FORM, formToSpec, type FieldErrors, type SpecForm } from './spec-form.js';
+
+const NETWORK_HINTS: Record<NetworkMode, string> = {
+  none: 'no network at all',
+  nat: 'outbound through NAT',
+  egress: "only through Warden's proxy, to what the policy's egress rules allow",
+};
 
 function Field({ label, error, hint, children }: { label: string; error?: string | undefined; hint?: string; children: React.ReactNode }) {
   return (
@@ -78,10 +84,11 @@ export function CreateDialog() {
           <Field label="Disk" error={errors.disk} hint="what it may write, e.g. 4g">
             <input name="disk" value={form.disk} onChange={set('disk')} />
           </Field>
-          <Field label="Network" error={errors.network} hint={form.network === 'none' ? 'no network at all' : 'outbound through NAT'}>
+          <Field label="Network" error={errors.network} hint={NETWORK_HINTS[form.network]}>
             <select name="network" value={form.network} onChange={set('network')}>
               <option value="none">none</option>
               <option value="nat">nat</option>
+              <option value="egress">egress</option>
             </select>
           </Field>
           <Field

@@ -1,6 +1,6 @@
 // The create dialog's fields as text, turned into a spec and checked with the same zod schema the
 // engine's doors use, so a mistake is named next to its field before anything is sent.
-import { SandboxSpecSchema, type RuntimeName, type SandboxSpecInput } from '../../../../shared/types/sandbox.js';
+import { SandboxSpecSchema, type NetworkMode, type RuntimeName, type SandboxSpecInput } from '../../../../shared/types/sandbox.js';
 
 export interface SpecForm {
   name: string;
@@ -8,7 +8,7 @@ export interface SpecForm {
   memory: string;
   cpus: string;
   pids: string;
-  network: 'none' | 'nat';
+  network: NetworkMode;
   runtime: '' | RuntimeName;
   workspace: string;
   env: string;

@@ -1,0 +1,327 @@
+// Network mode `egress` against real Podman, per runtime (runc, and gVisor where installed): one
+// sandbox with no route anywhere, whose only way out is the forwarder on its loopback and Warden's
+// proxy. The "internet" is an HTTP and an HTTPS server this spec starts on the host's loopback,
+// reached through `resolve` pins and a rule that names 127.0.0.1 with a cidr: allowed names come
+// back byte-exact through curl, everything else is refused fast with a reason, and every attempt
+// is in the ledger.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttp, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttps } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EgressPolicySchema, type EgressPolicy } from '../../../shared/types/policy.js';
+import type { NetClosedPayload, NetConnectPayload } from '../../../shared/types/ledger.js';
+import type { RuntimeName, SandboxInfo } from '../../../shared/types/sandbox.js';
+import { closeTestWarden, openTestWarden, type TestWarden } from '../../test-support/podman-fixture.js';
+import { runscInstalled } from '../podman/oci-runtime.js';
+import { egressOf } from './egress-registry.js';
+import { adoptEgress } from './serve-egress.js';
+import { egressThroughGateway } from '../gateway/egress-approval.js';
+import { Gateway } from '../gateway/gateway.js';
+import { loadPolicy } from '../gateway/policy-load.js';
+import type { ApprovalDecision, ApprovalInfo } from '../../../shared/types/run.js';
+
+const BLOB = randomBytes(3 * 1024 * 1024 + 17); // past every window: flow control is exercised both ways
+const BLOB_SHA = createHash('sha256').update(BLOB).digest('hex');
+
+function serve(req: IncomingMessage, res: ServerResponse): void {
+  if (req.url === '/blob') {
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': BLOB.length });
+    res.end(BLOB);
+  } else {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end(`hello ${req.url}\n`);
+  }
+}
+
+let http: Server;
+let https: Server;
+let certDir: string;
+let httpPort = 0;
+let httpsPort = 0;
+
+function listen(server: Server): Promise<number> {
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+}
+
+beforeAll(async () => {
+  certDir = mkdtempSync(join(tmpdir(), 'warden-egress-cert-'));
+  // The key and certificate go to files, never through a pipe.
+  const gen = spawnSync('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=allowed.test',
+    '-addext',
+    'subjectAltName=DNS:allowed.test',
+    '-keyout',
+    join(certDir, 'key.pem'),
+    '-out',
+    join(certDir, 'cert.pem'),
+  ]);
+  expect(gen.status, gen.stderr?.toString()).toBe(0);
+  http = createHttp(serve);
+  https = createHttps({ key: readFileSync(join(certDir, 'key.pem')), cert: readFileSync(join(certDir, 'cert.pem')) }, serve);
+  [httpPort, httpsPort] = await Promise.all([listen(http), listen(https)]);
+});
+
+afterAll(async () => {
+  await Promise.all([new Promise((r) => http?.close(r)), new Promise((r) => https?.close(r))]);
+  rmSync(certDir, { recursive: true, force: true });
+});
+
+function policyWith(extra: Partial<EgressPolicy> = {}): EgressPolicy {
+  return EgressPolicySchema.parse({
+    default: 'deny',
+    rules: [
+      { host: 'allowed.test', cidr: '127.0.0.1/32', action: 'allow' },
+      { host: 'denied.test', action: 'deny' },
+      { host: 'metadata.test', action: 'allow' },
+      { host: 'asked.test', cidr: '127.0.0.1/32', action: 'ask' },
+    ],
+    resolve: { 'allowed.test': '127.0.0.1', 'denied.test': '127.0.0.1', 'metadata.test': '169.254.169.254', 'asked.test': '127.0.0.1' },
+    ...extra,
+  });
+}
+
+const RUNTIMES: RuntimeName[] = ['runc', ...(runscInstalled() ? (['runsc'] as const) : [])];
+if (!runscInstalled()) console.warn('egress.int.spec: gVisor SKIPPED, runsc is not installed (run `npm run setup`)');
+
+describe.each(RUNTIMES)('network egress under %s', (runtime) => {
+  let w: TestWarden;
+  let sb: SandboxInfo;
+  let gateway: Gateway;
+  const asked: ApprovalInfo[] = [];
+  let answer: ApprovalDecision = 'deny';
+
+  beforeAll(async () => {
+    w = await openTestWarden();
+    // Decided through a gateway, as in every long-lived door (open-warden.ts): its policy, approvals and runs.
+    gateway = new Gateway(w.engine, w.warden.audit, { policy: { ...loadPolicy(w.t.home).policy, egress: policyWith() } });
+    egressThroughGateway(w.engine.egress, gateway, w.warden.audit);
+    w.engine.events.on('approval.requested', (info) => {
+      asked.push(info);
+      gateway.approvals.decide(info.id, answer, 'tester');
+    });
+    sb = await w.t.create({ network: 'egress', runtime });
+  });
+  afterAll(async () => {
+    gateway?.close();
+    await closeTestWarden(w);
+  });
+
+  const sh = (cmd: string) => w.t.sh(sb.id, cmd);
+  const entries = <T>(kind: string) => w.ledger.entries({ kind, sandboxId: sb.id }).map((e) => e.payload as T);
+
+  it('has no route anywhere, and the proxy in its environment', async () => {
+    expect(sb.network).toBe('egress');
+    const env = await sh('printf "%s %s %s" "$HTTP_PROXY" "$https_proxy" "$NO_PROXY"');
+    expect(env.out).toBe('http://127.0.0.1:3128 http://127.0.0.1:3128 localhost,127.0.0.1');
+    const direct = await sh(
+      `curl -sS --noproxy '*' --max-time 20 http://127.0.0.1:${httpPort}/ 2>&1; echo " exit=$?"; ` +
+        `python3 -c "import socket; socket.create_connection(('1.1.1.1', 80), timeout=20)" 2>&1 | tail -1`,
+    );
+    expect(direct.out).toMatch(/exit=7/); // nothing listens on the sandbox's own loopback there
+    expect(direct.out).toMatch(/unreachable|no route to host/i); // runc: ENETUNREACH; gVisor: EHOSTUNREACH
+    const attested = await w.engine['sandbox.attest']({ ref: sb.id });
+    expect(attested.checks.filter((c) => !c.ok)).toEqual([]);
+    expect(attested.checks.find((c) => c.id === 'network')).toMatchObject({ ok: true, evidence: 'interfaces: lo' });
+    const dns = await sh(`python3 -c "import socket; socket.getaddrinfo('allowed.test', 80)" 2>&1 | tail -1`);
+    expect(dns.out).toMatch(/gaierror|resolution/i);
+  });
+
+  it('carries an allowed host over HTTP and HTTPS byte-exact', async () => {
+    const r = await sh(
+      `curl -sS --max-time 60 http://allowed.test:${httpPort}/blob | sha256sum; ` +
+        `curl -sSk --max-time 60 https://allowed.test:${httpsPort}/blob | sha256sum; ` +
+        `curl -sSk https://allowed.test:${httpsPort}/x`,
+    );
+    expect(r.err).toBe('');
+    expect(r.out).toBe(`${BLOB_SHA}  -\n${BLOB_SHA}  -\nhello /x\n`);
+  });
+
+  it('carries many connections side by side, each byte-exact', async () => {
+    const r = await sh(
+      `for i in 1 2 3 4 5 6; do (curl -sS http://allowed.test:${httpPort}/blob | sha256sum) & ` +
+        `(curl -sSk https://allowed.test:${httpsPort}/blob | sha256sum) & done; wait`,
+    );
+    expect(r.err).toBe('');
+    expect(r.out).toBe(`${BLOB_SHA}  -\n`.repeat(12));
+  });
+
+  it('denies a host by its rule with a fast 403, for plain HTTP and CONNECT alike', async () => {
+    const plain = await sh(`curl -sS -w '%{http_code}' http://denied.test:${httpPort}/`);
+    expect(plain.out).toBe(`warden egress: GET http://denied.test:${httpPort} denied: egress.rules[1] (host denied.test, deny)\n403`);
+    const tunnel = await sh(`curl -sSk -o /dev/null -w '%{http_connect}' https://denied.test:${httpsPort}/`);
+    expect(tunnel.out).toBe('403');
+    const unknown = await sh(`curl -sS -w '%{http_code}' http://elsewhere.test/`);
+    expect(unknown.out).toBe('warden egress: GET http://elsewhere.test:80 denied: no rule allows it; default deny\n403');
+  });
+
+  it('puts an ask rule before a person: approved, the connection goes on; denied, a 403 says by whom', async () => {
+    answer = 'approve-once';
+    expect((await sh(`curl -sS http://asked.test:${httpPort}/yes`)).out).toBe('hello /yes\n');
+    answer = 'deny';
+    const no = await sh(`curl -sS -w '%{http_code}' http://asked.test:${httpPort}/no`);
+    expect(no.out).toBe(
+      `warden egress: GET http://asked.test:${httpPort} denied: egress.rules[3] (host asked.test, cidr 127.0.0.1/32, ask); denied by tester\n403`,
+    );
+    expect(asked.map((a) => [a.tool, a.sandboxId, a.status, a.summary])).toEqual([
+      ['net.connect', sb.id, 'pending', `HTTP request to asked.test:${httpPort} (127.0.0.1) from sandbox ${sb.id.slice(0, 12)}`],
+      ['net.connect', sb.id, 'pending', `HTTP request to asked.test:${httpPort} (127.0.0.1) from sandbox ${sb.id.slice(0, 12)}`],
+    ]);
+    const decided = entries<{ tool: string; status: string; by: string }>('approval.decided').map((a) => [a.tool, a.status, a.by]);
+    expect(decided).toEqual([
+      ['net.connect', 'approved', 'tester'],
+      ['net.connect', 'denied', 'tester'],
+    ]);
+    // Approved for the rest of a run: that run's later connections to the destination pass unasked.
+    const ctx = { agent: 'user', trusted: true, runKey: `ask-${runtime}` };
+    const curl = ['curl', '-sS', '-o', '/dev/null', '-w', '%{http_code}', `http://asked.test:${httpPort}/run`];
+    answer = 'approve-run';
+    expect((await gateway.exec(ctx, sb.id, { cmd: curl })).exitCode).toBe(0);
+    answer = 'deny';
+    const again: Buffer[] = [];
+    await gateway.exec(ctx, sb.id, { cmd: curl }, { onStdout: (c) => void again.push(c) });
+    expect([Buffer.concat(again).toString(), asked.length]).toEqual(['200', 3]);
+  });
+
+  it('refuses cloud metadata, by literal and through a name pinned to it', async () => {
+    const literal = await sh(`curl -sS -w '%{http_code}' http://169.254.169.254/latest/meta-data/`);
+    expect(literal.out).toBe('warden egress: GET http://169.254.169.254:80 denied: no rule allows it; default deny\n403');
+    const pinned = await sh(`curl -sS -w '%{http_code}' http://metadata.test/`);
+    expect(pinned.out).toMatch(/guard: 169\.254\.169\.254 is a link-local address.*\n403$/);
+  });
+
+  it('closes a tunnel to an allowed name whose TLS asks for another (no fronting)', async () => {
+    const script = [
+      'import socket, ssl',
+      `s = socket.create_connection(("127.0.0.1", 3128))`,
+      `s.sendall(b"CONNECT allowed.test:${httpsPort} HTTP/1.1\\r\\nHost: allowed.test:${httpsPort}\\r\\n\\r\\n")`,
+      'print(s.recv(100).split(b"\\r\\n")[0].decode())',
+      'ctx = ssl.create_default_context(); ctx.check_hostname = False; ctx.verify_mode = ssl.CERT_NONE',
+      'try:',
+      '    ctx.wrap_socket(s, server_hostname="evil.test"); print("handshake ok")',
+      'except ssl.SSLError as e:',
+      '    print("refused", e.reason)',
+    ].join('\n');
+    const r = await sh(`python3 - <<'EOF'\n${script}\nEOF`);
+    expect(r.out).toBe('HTTP/1.1 200 Connection Established\nrefused TLSV1_UNRECOGNIZED_NAME\n');
+  });
+
+  it('applies a policy change to the running sandbox at its next connection', async () => {
+    gateway.policy = { ...gateway.policy, egress: policyWith({ rules: [{ host: 'allowed.test', action: 'deny' }] }) }; // as a reload does
+    try {
+      const r = await sh(`curl -sS -w '%{http_code}' http://allowed.test:${httpPort}/`);
+      expect(r.out).toMatch(/denied: egress.rules\[0\] \(host allowed.test, deny\)\n403$/);
+    } finally {
+      gateway.policy = { ...gateway.policy, egress: policyWith() };
+    }
+  });
+
+  it('brings the forwarder back for the next command when the process that served it is gone', async () => {
+    await egressOf(w.t.engine.connection).forget(sb.id); // as when a one-shot CLI that started the sandbox exits
+    expect((await sh(`curl -sS http://allowed.test:${httpPort}/gone 2>&1`)).out).toMatch(/Failed to connect to 127.0.0.1 port 3128/);
+    const out: Buffer[] = [];
+    const r = await w.engine.execStream(
+      sb.id,
+      { cmd: `curl -sS http://allowed.test:${httpPort}/back` },
+      { onStdout: (c) => void out.push(c) },
+    );
+    expect([r.exitCode, Buffer.concat(out).toString()]).toEqual([0, 'hello /back\n']);
+  });
+
+  it("names the run and call of the agent's command that made a connection", async () => {
+    const user = { agent: 'user', trusted: true, runKey: null };
+    const r = await gateway.exec(user, sb.id, { cmd: ['curl', '-sS', `http://allowed.test:${httpPort}/by-a-call`] });
+    expect(r.exitCode).toBe(0);
+    const connect = entries<NetConnectPayload>('net.connect').find((c) => c.callId === r.callId);
+    expect(connect).toMatchObject({ host: 'allowed.test', decision: 'allow', runId: r.runId });
+    // The run's timeline shows it under the call, with its bytes once it has closed.
+    const shown = () => gateway.runs.detail(r.runId).toolCalls.find((c) => c.id === r.callId)?.connections ?? [];
+    for (let i = 0; i < 200 && shown()[0]?.open !== false; i++) await new Promise((res) => setTimeout(res, 50));
+    expect(shown()).toEqual([
+      expect.objectContaining({
+        connId: connect!.connId,
+        host: 'allowed.test',
+        decision: 'allow',
+        open: false,
+        bytesIn: 'hello /by-a-call\n'.length,
+      }),
+    ]);
+  });
+
+  it("cuts a run's connections at its egressBytes budget, and refuses the run new ones", async () => {
+    const before = gateway.policy;
+    gateway.policy = { ...before, budgets: { ...before.budgets, egressBytes: 1024 * 1024 } };
+    const ctx = { agent: 'user', trusted: true, runKey: `budget-${runtime}` };
+    const run = async (cmd: string) => {
+      const out: Buffer[] = [];
+      const r = await gateway.exec(ctx, sb.id, { cmd: ['sh', '-c', cmd] }, { onStdout: (c) => void out.push(c) });
+      return { ...r, out: Buffer.concat(out).toString() };
+    };
+    try {
+      const big = await run(`curl -sS -o /dev/null -w '%{size_download}' http://allowed.test:${httpPort}/blob`);
+      expect(big.exitCode).not.toBe(0);
+      expect(Number(big.out)).toBeLessThan(BLOB.length);
+      const next = await run(`curl -sS -w '%{http_code}' http://allowed.test:${httpPort}/more`);
+      expect(next.out).toMatch(/denied: run \S+ used its egressBytes budget \(1048576 bytes\)\n403$/);
+      const cutFor = new Set(
+        entries<NetConnectPayload>('net.connect')
+          .filter((c) => c.runId === big.runId)
+          .map((c) => c.connId),
+      );
+      for (let i = 0; i < 200 && !entries<NetClosedPayload>('net.closed').some((c) => cutFor.has(c.connId)); i++)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(entries<NetClosedPayload>('net.closed').find((c) => cutFor.has(c.connId))?.error).toMatch(/egressBytes budget/);
+    } finally {
+      gateway.policy = before;
+    }
+  });
+
+  it('is adopted by a long-lived door (watch) when an earlier process started it', async () => {
+    await egressOf(w.t.engine.connection).forget(sb.id);
+    await adoptEgress(w.t.engine.connection, w.engine.listSandboxes());
+    expect((await sh(`curl -sS http://allowed.test:${httpPort}/adopted`)).out).toBe('hello /adopted\n');
+  });
+
+  it('records every attempt as net.connect and every allowed one ending as net.closed', async () => {
+    const connects = entries<NetConnectPayload>('net.connect');
+    const allowed = connects.filter((c) => c.decision === 'allow');
+    expect(allowed.map((c) => `${c.via} ${c.host}:${c.port} ${c.address}`)).toEqual(
+      expect.arrayContaining([`http allowed.test:${httpPort} 127.0.0.1`, `connect allowed.test:${httpsPort} 127.0.0.1`]),
+    );
+    expect(connects).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ host: 'denied.test', decision: 'deny', address: null, rule: 'egress.rules[1] (host denied.test, deny)' }),
+        expect.objectContaining({ host: 'metadata.test', decision: 'deny', address: '169.254.169.254' }),
+        expect.objectContaining({
+          host: 'allowed.test',
+          via: 'connect',
+          decision: 'deny',
+          rule: expect.stringMatching(/server name is evil.test/),
+        }),
+      ]),
+    );
+    // net.closed follows the close of each connection, which may land just after curl exits.
+    const closedFor = () => new Set(entries<NetClosedPayload>('net.closed').map((c) => c.connId));
+    for (let i = 0; i < 200 && !allowed.every((c) => closedFor().has(c.connId)); i++) await new Promise((r) => setTimeout(r, 50));
+    const closed = entries<NetClosedPayload>('net.closed');
+    expect(allowed.every((c) => closedFor().has(c.connId))).toBe(true);
+    const blobs = closed.filter((c) => c.bytesIn >= BLOB.length);
+    expect(blobs.length).toBeGreaterThanOrEqual(2);
+    expect(closed.every((c) => c.durationMs >= 0)).toBe(true);
+    expect(w.ledger.verify().ok).toBe(true); // what `warden audit verify` checks
+    // Only the connection the budget cut ended with an error.
+    expect(closed.filter((c) => c.error !== null).map((c) => c.error)).toEqual([expect.stringMatching(/egressBytes budget/)]);
+  });
+});
