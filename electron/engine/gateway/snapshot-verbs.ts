@@ -13,7 +13,8 @@ import type { AgentContext, PolicyVerdict, SandboxCall } from './call-spec.js';
 import { GatewayDenial } from './denial.js';
 import type { EffectivePolicy } from './policy-load.js';
 import type { Run, RunStore } from './runs.js';
-import type { SandboxAccess } from './sandbox-access.js';
+import { AGENT_LABEL, type SandboxAccess } from './sandbox-access.js';
+import { infoOf } from '../snapshot/snapshot-store.js';
 
 type OnSandbox = <T>(
   ctx: AgentContext,
@@ -60,6 +61,26 @@ export class SnapshotVerbs {
     }));
   }
 
+  /**
+   * Snapshots are kept by sandbox name and a name is free again once its sandbox is gone: with access
+   * "own", an agent's snapshots are those taken of a sandbox it owned, not whatever a name it now
+   * holds once had. Another's is "not found", as its sandbox would be.
+   */
+  private mine(ctx: AgentContext, name: string, tag: string): void {
+    const manifest = this.d.engine.snapshots.store.get(name, tag);
+    if (!this.owns(ctx, manifest.spec.labels)) {
+      throw new WardenError(
+        'E_NOT_FOUND',
+        `sandbox ${name} has no snapshot tagged ${tag}`,
+        `list them with \`warden sandbox snapshots ${name}\``,
+      );
+    }
+  }
+
+  private owns(ctx: AgentContext, labels: Record<string, string> | undefined): boolean {
+    return ctx.trusted === true || this.d.policy().access === 'all' || labels?.[AGENT_LABEL] === ctx.agent;
+  }
+
   async snapshot(ctx: AgentContext, ref: string, tag: string | undefined): Promise<SnapshotInfo> {
     const { value } = await this.call(ctx, ref, 'sandbox.snapshot', tag ? { tag } : {}, (info) =>
       this.d.engine.snapshots.snapshot(info.id, tag, ctx.agent),
@@ -83,19 +104,28 @@ export class SnapshotVerbs {
   async list(ctx: AgentContext, ref: string): Promise<SnapshotInfo[]> {
     if (await this.gone(ctx, ref)) return this.d.engine.snapshots.list(ref);
     const info = await this.d.sandbox(ctx, ref, 'sandbox.inspect');
-    return this.d.engine.snapshots.list(info.name);
+    return this.d.engine.snapshots.store
+      .list(info.name)
+      .filter((m) => this.owns(ctx, m.spec.labels))
+      .map(infoOf);
   }
 
   async remove(ctx: AgentContext, ref: string, tag: string): Promise<SnapshotInfo> {
     if (await this.gone(ctx, ref)) return this.d.engine.snapshots.remove(ref, tag);
-    const { value } = await this.call(ctx, ref, 'snapshot.remove', { tag }, (info) => this.d.engine.snapshots.remove(info.name, tag));
+    const { value } = await this.call(ctx, ref, 'snapshot.remove', { tag }, (info) => {
+      this.mine(ctx, info.name, tag);
+      return this.d.engine.snapshots.remove(info.name, tag);
+    });
     return value;
   }
 
   /** The sandbox comes back under the same name with a new id: the run follows it there. */
   async reset(ctx: AgentContext, ref: string, to: string): Promise<SandboxInfo> {
     if (await this.gone(ctx, ref)) return this.d.engine.snapshots.reset(ref, to);
-    const { value, run } = await this.call(ctx, ref, 'sandbox.reset', { to }, (info) => this.d.engine.snapshots.reset(info.name, to));
+    const { value, run } = await this.call(ctx, ref, 'sandbox.reset', { to }, (info) => {
+      this.mine(ctx, info.name, to);
+      return this.d.engine.snapshots.reset(info.name, to);
+    });
     this.d.access.forget();
     if (run.sandboxId !== value.id) this.d.runs.bind(run, { id: value.id, name: value.name });
     return value;
@@ -110,7 +140,10 @@ export class SnapshotVerbs {
           if (!ctx.trusted && owned >= this.d.policy().create.maxSandboxes) throw GatewayDenial.tooManySandboxes(ctx.agent, owned);
           return allowed('sandbox.fork', `fork ${info.name} from ${from} as ${name}`);
         },
-        body: () => this.d.engine.snapshots.fork(info.name, from, name),
+        body: () => {
+          this.mine(ctx, info.name, from);
+          return this.d.engine.snapshots.fork(info.name, from, name);
+        },
         settle: (call, forked) => {
           call.args = { ...call.args, forkId: forked.id };
           return true;

@@ -1,0 +1,65 @@
+// Red-team findings on snapshots, on real Podman. Snapshots are kept by sandbox name, and a name is
+// free again once its sandbox is gone: another agent taking that name must not see, restore, fork or
+// remove the first one's snapshots. And the workspace archive is whatever the sandbox streams: a
+// sparse file or a flood must not fill the host's disk under WARDEN_HOME.
+import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeTestWarden, openTestWarden, type TestWarden } from '../../test-support/podman-fixture.js';
+import { TEST_LABEL_KEY } from '../../test-support/test-label.js';
+import { Gateway } from './gateway.js';
+import { loadPolicy } from './policy-load.js';
+
+let w: TestWarden | undefined;
+let gateway: Gateway | undefined;
+const imageIds: string[] = [];
+beforeAll(async () => {
+  w = await openTestWarden();
+  const { policy } = loadPolicy(w.t.home);
+  gateway = new Gateway(w.engine, w.warden.audit, { policy: { ...policy, access: 'own', create: { ...policy.create, maxSandboxes: 3 } } });
+});
+afterAll(async () => {
+  gateway?.close();
+  await closeTestWarden(w);
+  if (imageIds.length) spawnSync('podman', ['rmi', '-f', ...imageIds], { stdio: 'ignore' });
+});
+
+describe('snapshot verbs under attack', () => {
+  it("an agent that takes a gone sandbox's name gets none of its snapshots, and an archive has a bound", async () => {
+    const { t, engine } = w!;
+    const g = gateway!;
+    const name = `t-${t.runId}-reused`;
+    const labels = { [TEST_LABEL_KEY]: t.runId };
+    const bot = { agent: 'bot', runKey: null };
+    const thief = { agent: 'thief', runKey: null };
+    const user = { agent: 'user', trusted: true, runKey: null };
+
+    const first = await g.createSandbox(bot, { name, labels });
+    expect((await g.exec(bot, name, { cmd: 'echo secret > /workspace/s' })).exitCode).toBe(0);
+    imageIds.push((await g.snapshots.snapshot(bot, name, 'b1')).imageId);
+    await g.destroySandbox(bot, first.name);
+
+    const second = await g.createSandbox(thief, { name, labels });
+    expect(await g.snapshots.list(thief, name)).toEqual([]);
+    await expect(g.snapshots.reset(thief, name, 'b1')).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
+    await expect(g.snapshots.fork(thief, name, 'b1', `${name}-f`)).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
+    await expect(g.snapshots.remove(thief, name, 'b1')).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
+    expect((await g.snapshots.list(user, name)).map((s) => s.tag)).toEqual(['b1']);
+    expect((await engine.resolveSandbox(name)).id).toBe(second.id);
+
+    // A sparse file of 64 MiB costs the sandbox nothing and the archive little; real bytes over the bound are refused whole.
+    engine.snapshots.archiveMaxBytes = 1024 * 1024;
+    expect((await g.exec(thief, name, { cmd: 'truncate -s 64M /workspace/sparse' })).exitCode).toBe(0);
+    const sparse = await g.snapshots.snapshot(thief, name, 'sparse');
+    imageIds.push(sparse.imageId);
+    expect(sparse.workspaceBytes).toBeLessThan(1024 * 1024);
+    expect((await g.exec(thief, name, { cmd: 'head -c 3000000 /dev/urandom > /workspace/big' })).exitCode).toBe(0);
+    await expect(g.snapshots.snapshot(thief, name, 'big')).rejects.toMatchObject({ code: 'E_TOO_LARGE' });
+    expect(existsSync(engine.snapshots.store.archivePath(name, 'sparse'))).toBe(true);
+    expect(existsSync(engine.snapshots.store.folder(name, 'big'))).toBe(false);
+
+    await g.destroySandbox(thief, name);
+    await g.snapshots.remove(user, name, 'sparse');
+    await g.snapshots.remove(user, name, 'b1');
+  });
+});
