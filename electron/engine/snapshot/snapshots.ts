@@ -34,8 +34,13 @@ export function defaultTag(now: Date): string {
     .replace(/\.\d+Z$/, 'Z')}`;
 }
 
+/** The most one snapshot's workspace archive may take on the host (what the sandbox streams is its choice). */
+export const DEFAULT_ARCHIVE_MAX_BYTES = 16 * 1024 ** 3;
+
 export class Snapshots {
   readonly store: SnapshotStore;
+  /** Overridable for a home (and a spec) that wants a different bound. */
+  archiveMaxBytes = DEFAULT_ARCHIVE_MAX_BYTES;
 
   constructor(
     private readonly podman: PodmanEngine,
@@ -85,7 +90,7 @@ export class Snapshots {
     this.store.begin(name, t);
     let imageId: string | null = null;
     try {
-      const workspace = await archiveWorkspace(this.conn, info.id, this.store.archivePath(name, t));
+      const workspace = await archiveWorkspace(this.conn, info.id, this.store.archivePath(name, t), this.archiveMaxBytes);
       const raw = await this.conn.libpod<LibpodInspect>('GET', `/containers/${info.id}/json`, undefined, `sandbox ${name}`);
       const image = `${imageRepo(info.id)}:${t}`;
       const query = `container=${info.id}&repo=${encodeURIComponent(imageRepo(info.id))}&tag=${encodeURIComponent(t)}&pause=true`;
