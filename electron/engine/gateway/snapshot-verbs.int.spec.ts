@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeTestWarden, openTestWarden, type TestWarden } from '../../test-support/podman-fixture.js';
 import { TEST_LABEL_KEY } from '../../test-support/test-label.js';
-import { Gateway } from './gateway.js';
+import { AGENT_LABEL, Gateway } from './gateway.js';
 import { loadPolicy } from './policy-load.js';
 
 let w: TestWarden | undefined;
@@ -61,5 +61,34 @@ describe('snapshot verbs under attack', () => {
     await g.destroySandbox(thief, name);
     await g.snapshots.remove(user, name, 'sparse');
     await g.snapshots.remove(user, name, 'b1');
+  });
+
+  it('a fork is a create by the agent: its own, counted, and within its create limits', async () => {
+    const { t, engine } = w!;
+    const { policy } = loadPolicy(t.home);
+    const MiB = 1024 * 1024;
+    const all = new Gateway(engine, w!.warden.audit, {
+      policy: { ...policy, access: 'all', create: { ...policy.create, maxSandboxes: 1, maxMemoryBytes: 256 * MiB } },
+    });
+    const user = { agent: 'user', trusted: true, runKey: null };
+    const bot = { agent: 'bot', runKey: null };
+    const labels = { [TEST_LABEL_KEY]: t.runId };
+    try {
+      const small = await all.createSandbox(user, { name: `t-${t.runId}-small`, memory: 128 * MiB, labels });
+      const big = await all.createSandbox(user, { name: `t-${t.runId}-big`, memory: 512 * MiB, labels });
+      imageIds.push((await all.snapshots.snapshot(user, small.name, 's')).imageId);
+      imageIds.push((await all.snapshots.snapshot(user, big.name, 's')).imageId);
+      // More memory than the agent may ask for: refused, as its own create would be.
+      await expect(all.snapshots.fork(bot, big.name, 's', `t-${t.runId}-f0`)).rejects.toMatchObject({ code: 'E_POLICY_DENIED' });
+      const fork = await all.snapshots.fork(bot, small.name, 's', `t-${t.runId}-f1`);
+      expect(fork.labels[AGENT_LABEL]).toBe('bot');
+      // It is the agent's one sandbox: a second fork is over create.maxSandboxes.
+      await expect(all.snapshots.fork(bot, small.name, 's', `t-${t.runId}-f2`)).rejects.toMatchObject({ code: 'E_POLICY_DENIED' });
+      for (const name of [fork.name, small.name, big.name]) await all.destroySandbox(user, name);
+      await all.snapshots.remove(user, small.name, 's');
+      await all.snapshots.remove(user, big.name, 's');
+    } finally {
+      all.close();
+    }
   });
 });

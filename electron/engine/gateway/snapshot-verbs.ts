@@ -15,6 +15,7 @@ import type { EffectivePolicy } from './policy-load.js';
 import type { Run, RunStore } from './runs.js';
 import { AGENT_LABEL, type SandboxAccess } from './sandbox-access.js';
 import { infoOf } from '../snapshot/snapshot-store.js';
+import { createVerdict } from './create-policy.js';
 
 type OnSandbox = <T>(
   ctx: AgentContext,
@@ -131,18 +132,35 @@ export class SnapshotVerbs {
     return value;
   }
 
+  /**
+   * A fork is a create by the agent: the snapshot's spec (another's sandbox's, with access "all", or
+   * one made under an older policy) must be within the agent's create limits now, as its own create
+   * would be. A snapshot that is missing or not the agent's passes here and is "not found" in the body.
+   */
+  private forkLimits(ctx: AgentContext, sandbox: string, from: string, name: string, owned: number): void {
+    const store = this.d.engine.snapshots.store;
+    const manifest = store.list(sandbox).find((m) => m.tag === from && this.owns(ctx, m.spec.labels));
+    if (!manifest) {
+      if (owned >= this.d.policy().create.maxSandboxes) throw GatewayDenial.tooManySandboxes(ctx.agent, owned);
+      return;
+    }
+    const { workspace: _hostDir, labels: _labels, ...spec } = manifest.spec;
+    createVerdict(this.d.policy(), this.d.engine.defaultImage, { ...spec, name }, ctx, owned);
+  }
+
   async fork(ctx: AgentContext, ref: string, from: string, name: string): Promise<SandboxInfo> {
     const fork = async () => {
       const owned = ctx.trusted ? 0 : await this.d.access.countOwn(ctx.agent);
       const { value } = await this.d.onSandbox<SandboxInfo>(ctx, ref, 'sandbox.fork', { ref, from, name }, (info) => ({
         args: { ref, sandboxId: info.id, from, name },
         verdict: () => {
-          if (!ctx.trusted && owned >= this.d.policy().create.maxSandboxes) throw GatewayDenial.tooManySandboxes(ctx.agent, owned);
+          if (!ctx.trusted) this.forkLimits(ctx, info.name, from, name, owned);
           return allowed('sandbox.fork', `fork ${info.name} from ${from} as ${name}`);
         },
         body: () => {
           this.mine(ctx, info.name, from);
-          return this.d.engine.snapshots.fork(info.name, from, name);
+          // The agent's, whoever owned the original: counted, and never taken for one the user made.
+          return this.d.engine.snapshots.fork(info.name, from, name, ctx.trusted ? {} : { [AGENT_LABEL]: ctx.agent });
         },
         settle: (call, forked) => {
           call.args = { ...call.args, forkId: forked.id };

@@ -247,13 +247,14 @@ export class Snapshots {
 
   /**
    * A new sandbox from the snapshot, beside the original. A host workspace is not lent twice: the
-   * fork's /workspace is its own, restored from the archive.
+   * fork's /workspace is its own, restored from the archive. `labels` go over the original's (the
+   * gateway names the agent that forks as the fork's creator).
    */
-  async fork(ref: string, tag: string, newName: string): Promise<SandboxInfo> {
+  async fork(ref: string, tag: string, newName: string, labels: Record<string, string> = {}): Promise<SandboxInfo> {
     const { name } = await this.target(ref);
     const { manifest, archive } = this.load(name, tag);
     const { workspace: _hostDir, ...spec } = manifest.spec;
-    const info = await this.recreate(manifest, archive, newName, spec);
+    const info = await this.recreate(manifest, archive, newName, { ...spec, labels: { ...spec.labels, ...labels } });
     await this.record([
       { sandboxId: info.id, kind: 'sandbox.created', payload: createdPayload(info, false) },
       {
