@@ -91,4 +91,27 @@ describe('snapshot verbs under attack', () => {
       all.close();
     }
   });
+
+  it('a reset drops the old sandbox’s baselines, and a reset or fork has its own: its diff starts there', async () => {
+    const { t, engine } = w!;
+    const g = gateway!;
+    const bot = { agent: 'bot', runKey: 'diff-run' };
+    const sb = await g.createSandbox(bot, { name: `t-${t.runId}-diffs`, labels: { [TEST_LABEL_KEY]: t.runId } });
+    expect((await g.exec(bot, sb.name, { cmd: 'echo kept > /workspace/k' })).exitCode).toBe(0);
+    imageIds.push((await g.snapshots.snapshot(bot, sb.name, 'd1')).imageId);
+    expect(engine.changes.store.has('sandbox', sb.id)).toBe(true);
+    const reset = await g.snapshots.reset(bot, sb.name, 'd1');
+    expect(engine.changes.store.has('sandbox', sb.id)).toBe(false);
+    expect(engine.changes.store.has('run', 'diff-run')).toBe(false);
+    // A run is filed under one sandbox: the fork is made outside it.
+    const fork = await g.snapshots.fork({ agent: 'bot', runKey: null }, sb.name, 'd1', `t-${t.runId}-diffs2`);
+    for (const made of [reset, fork]) {
+      expect((await engine.changes.diff('sandbox', made.id)).files).toEqual([]);
+      expect((await g.exec({ agent: 'bot', runKey: null }, made.name, { cmd: 'echo new > /workspace/n' })).exitCode).toBe(0);
+      expect((await engine.changes.diff('sandbox', made.id)).files.map((f) => [f.path, f.change])).toEqual([['n', 'added']]);
+    }
+    await g.destroySandbox({ agent: 'bot', runKey: null }, fork.name);
+    await g.destroySandbox(bot, sb.name);
+    await g.snapshots.remove({ agent: 'user', trusted: true, runKey: null }, sb.name, 'd1');
+  });
 });

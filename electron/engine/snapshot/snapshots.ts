@@ -12,6 +12,7 @@ import type { LibpodInspect } from '../podman/sandbox-info.js';
 import { hostRange } from '../podman/workspace-lease.js';
 import { appendDurably, type AuditRecord, type AuditSink } from '../audit-sink.js';
 import type { Attestations } from '../attest/attestations.js';
+import type { WorkspaceChanges } from '../diff/workspace-changes.js';
 import { createdPayload } from '../sandbox-create.js';
 import { unshiftLayerIds } from './layer-ids.js';
 import { archiveDigest, archiveWorkspace, restoreWorkspace } from './workspace-archive.js';
@@ -47,6 +48,7 @@ export class Snapshots {
     private readonly audit: AuditSink,
     private readonly attestations: Attestations,
     private readonly actor: () => string,
+    private readonly changes: WorkspaceChanges,
   ) {
     this.store = new SnapshotStore(podman.options.home);
   }
@@ -208,6 +210,8 @@ export class Snapshots {
         throw err;
       });
     }
+    // Made like a create, so its diff starts here, as a created sandbox's does (the restored workspace is walked).
+    await this.changes.atCreate(info, true);
     return info;
   }
 
@@ -230,6 +234,7 @@ export class Snapshots {
       await this.attestations.settle(old.id);
       const gone = await this.podman.sandboxes.destroy(old.id);
       this.attestations.forget(gone.id);
+      this.changes.forget(gone.id); // its baselines and theirs of its runs go with it, as on a destroy
       records.push({ sandboxId: gone.id, kind: 'sandbox.destroyed', payload: { name: gone.name, reason: `reset to snapshot ${tag}` } });
     }
     const info = await this.recreate(manifest, archive, name, manifest.spec).catch(async (err: unknown) => {
