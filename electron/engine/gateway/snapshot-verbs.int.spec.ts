@@ -58,6 +58,14 @@ describe('snapshot verbs under attack', () => {
     expect(existsSync(engine.snapshots.store.archivePath(name, 'sparse'))).toBe(true);
     expect(existsSync(engine.snapshots.store.folder(name, 'big'))).toBe(false);
 
+    // Past twice its disk is a lying tar: 32 MiB of disk, 80 MB of stream.
+    engine.snapshots.archiveMaxBytes = 1024 ** 3;
+    const small = await g.createSandbox(thief, { name: `${name}-disk`, disk: 32 * 1024 * 1024, labels });
+    const lie = 'printf "#!/bin/sh\\nexec head -c 80000000 /dev/zero\\n" > /usr/local/bin/tar && chmod 755 /usr/local/bin/tar';
+    expect((await g.exec(thief, small.name, { cmd: lie })).exitCode).toBe(0);
+    await expect(g.snapshots.snapshot(thief, small.name, 'lie')).rejects.toMatchObject({ code: 'E_TOO_LARGE' });
+    await g.destroySandbox(thief, small.name);
+
     await g.destroySandbox(thief, name);
     await g.snapshots.remove(user, name, 'sparse');
     await g.snapshots.remove(user, name, 'b1');

@@ -92,7 +92,7 @@ export class Snapshots {
     this.store.begin(name, t);
     let imageId: string | null = null;
     try {
-      const workspace = await archiveWorkspace(this.conn, info.id, this.store.archivePath(name, t), this.archiveMaxBytes);
+      const workspace = await archiveWorkspace(this.conn, info.id, this.store.archivePath(name, t), this.archiveBound(info));
       const raw = await this.conn.libpod<LibpodInspect>('GET', `/containers/${info.id}/json`, undefined, `sandbox ${name}`);
       const image = `${imageRepo(info.id)}:${t}`;
       const query = `container=${info.id}&repo=${encodeURIComponent(imageRepo(info.id))}&tag=${encodeURIComponent(t)}&pause=true`;
@@ -127,6 +127,15 @@ export class Snapshots {
       this.store.abandon(name, t);
       throw err;
     }
+  }
+
+  /**
+   * A /workspace on the sandbox's own disk fits in twice that disk (tar's headers and padding
+   * included): more is a sandbox's tar that lies, and each snapshot would cost the host that much.
+   */
+  private archiveBound(info: SandboxInfo): number {
+    const disk = info.limits.diskBytes;
+    return info.workspace === null && disk !== null ? Math.min(this.archiveMaxBytes, 2 * disk + 1024 * 1024) : this.archiveMaxBytes;
   }
 
   private imageInspect(id: string): Promise<ImageInspect> {
