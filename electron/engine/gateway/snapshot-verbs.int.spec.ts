@@ -9,6 +9,7 @@ import { closeTestWarden, openTestWarden, type TestWarden } from '../../test-sup
 import { TEST_LABEL_KEY } from '../../test-support/test-label.js';
 import { AGENT_LABEL, Gateway } from './gateway.js';
 import { loadPolicy } from './policy-load.js';
+import { MAX_AGENT_SNAPSHOTS } from './snapshot-verbs.js';
 
 let w: TestWarden | undefined;
 let gateway: Gateway | undefined;
@@ -121,5 +122,37 @@ describe('snapshot verbs under attack', () => {
     await g.destroySandbox({ agent: 'bot', runKey: null }, fork.name);
     await g.destroySandbox(bot, sb.name);
     await g.snapshots.remove({ agent: 'user', trusted: true, runKey: null }, sb.name, 'd1');
+  });
+
+  it('an agent keeps at most MAX_AGENT_SNAPSHOTS snapshots, over all its sandboxes, gone ones too', async () => {
+    const { t, engine } = w!;
+    const g = gateway!;
+    const hoarder = { agent: 'hoarder', runKey: null };
+    const sb = await g.createSandbox(hoarder, { name: `t-${t.runId}-hoard`, labels: { [TEST_LABEL_KEY]: t.runId } });
+    // Snapshots of a sandbox of its that is gone, as a loop of create, snapshot, destroy leaves them.
+    const gone = `t-${t.runId}-gone`;
+    const store = engine.snapshots.store;
+    for (let i = 0; i < MAX_AGENT_SNAPSHOTS; i++) {
+      store.begin(gone, `h${i}`);
+      store.finish({
+        sandbox: gone,
+        sandboxId: 'f'.repeat(64),
+        tag: `h${i}`,
+        createdAt: new Date().toISOString(),
+        image: 'none',
+        imageId: 'none',
+        rootBytes: 0,
+        workspaceSha256: '0'.repeat(64),
+        workspaceBytes: 0,
+        takenBy: 'hoarder',
+        spec: { memory: 1, cpus: 1, pids: 1, network: 'none', readOnlyRoot: false, labels: { [AGENT_LABEL]: 'hoarder' } },
+      });
+    }
+    await expect(g.snapshots.snapshot(hoarder, sb.name, 'one-more')).rejects.toMatchObject({ code: 'E_POLICY_DENIED' });
+    store.abandon(gone, 'h0');
+    imageIds.push((await g.snapshots.snapshot(hoarder, sb.name, 'one-more')).imageId);
+    for (let i = 1; i < MAX_AGENT_SNAPSHOTS; i++) store.abandon(gone, `h${i}`);
+    await g.destroySandbox(hoarder, sb.name);
+    await g.snapshots.remove({ agent: 'user', trusted: true, runKey: null }, sb.name, 'one-more');
   });
 });

@@ -36,6 +36,9 @@ export interface SnapshotVerbDeps {
   sandbox: (ctx: AgentContext, ref: string, tool: ToolName) => Promise<SandboxInfo>;
 }
 
+/** Snapshots one agent may keep, over all its sandboxes (gone ones too). */
+export const MAX_AGENT_SNAPSHOTS = 16;
+
 const allowed = (tool: ToolName, summary: string): PolicyVerdict => ({
   action: 'allow',
   source: 'lifecycle',
@@ -53,10 +56,14 @@ export class SnapshotVerbs {
     tool: ToolName,
     args: Record<string, unknown>,
     body: (info: SandboxInfo) => Promise<T>,
+    check?: () => void,
   ) {
     return this.d.onSandbox<T>(ctx, ref, tool, { ref, ...args }, (info) => ({
       args: { ref, sandboxId: info.id, ...args },
-      verdict: () => allowed(tool, `${tool} ${info.name} ${Object.values(args).join(' ')}`.trim()),
+      verdict: () => {
+        check?.();
+        return allowed(tool, `${tool} ${info.name} ${Object.values(args).join(' ')}`.trim());
+      },
       body: () => body(info),
       settle: () => true,
     }));
@@ -82,11 +89,34 @@ export class SnapshotVerbs {
     return ctx.trusted === true || this.d.policy().access === 'all' || labels?.[AGENT_LABEL] === ctx.agent;
   }
 
+  /**
+   * Each snapshot costs the host its archive and layer (up to twice the sandbox's disk), and they
+   * outlive their sandbox: an agent keeps at most MAX_AGENT_SNAPSHOTS, over all its sandboxes' names,
+   * taken one at a time under its create lock so two at once cannot both be the last.
+   */
   async snapshot(ctx: AgentContext, ref: string, tag: string | undefined): Promise<SnapshotInfo> {
-    const { value } = await this.call(ctx, ref, 'sandbox.snapshot', tag ? { tag } : {}, (info) =>
-      this.d.engine.snapshots.snapshot(info.id, tag, ctx.agent),
-    );
-    return value;
+    const take = async () => {
+      const { value } = await this.call(
+        ctx,
+        ref,
+        'sandbox.snapshot',
+        tag ? { tag } : {},
+        (info) => this.d.engine.snapshots.snapshot(info.id, tag, ctx.agent),
+        () => {
+          const store = this.d.engine.snapshots.store;
+          const kept = store.names().flatMap((n) => store.list(n).filter((m) => m.spec.labels?.[AGENT_LABEL] === ctx.agent)).length;
+          if (!ctx.trusted && kept >= MAX_AGENT_SNAPSHOTS) {
+            throw new GatewayDenial(
+              'create-limits',
+              `agent ${ctx.agent} keeps ${kept} snapshots, the most an agent may`,
+              'remove one it no longer needs first (DELETE /v1/sandboxes/{id}/snapshots/{tag})',
+            );
+          }
+        },
+      );
+      return value;
+    };
+    return ctx.trusted ? take() : this.d.limits.underCreateLock(ctx.agent, take);
   }
 
   /**
