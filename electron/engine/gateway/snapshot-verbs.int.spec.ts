@@ -93,7 +93,15 @@ describe('snapshot verbs under attack', () => {
       expect(fork.labels[AGENT_LABEL]).toBe('bot');
       // It is the agent's one sandbox: a second fork is over create.maxSandboxes.
       await expect(all.snapshots.fork(bot, small.name, 's', `t-${t.runId}-f2`)).rejects.toMatchObject({ code: 'E_POLICY_DENIED' });
+      // Its own sandbox made again by a reset is its create too: under a policy tightened since, refused.
+      imageIds.push((await all.snapshots.snapshot(bot, fork.name, 'f')).imageId);
+      const strict = new Gateway(engine, w!.warden.audit, {
+        policy: { ...policy, access: 'all', create: { ...policy.create, maxMemoryBytes: 64 * MiB } },
+      });
+      await expect(strict.snapshots.reset(bot, fork.name, 'f')).rejects.toMatchObject({ code: 'E_POLICY_DENIED' });
+      strict.close();
       for (const name of [fork.name, small.name, big.name]) await all.destroySandbox(user, name);
+      await all.snapshots.remove(user, fork.name, 'f');
       await all.snapshots.remove(user, small.name, 's');
       await all.snapshots.remove(user, big.name, 's');
     } finally {

@@ -56,12 +56,12 @@ export class SnapshotVerbs {
     tool: ToolName,
     args: Record<string, unknown>,
     body: (info: SandboxInfo) => Promise<T>,
-    check?: () => void,
+    check?: (info: SandboxInfo) => void,
   ) {
     return this.d.onSandbox<T>(ctx, ref, tool, { ref, ...args }, (info) => ({
       args: { ref, sandboxId: info.id, ...args },
       verdict: () => {
-        check?.();
+        check?.(info);
         return allowed(tool, `${tool} ${info.name} ${Object.values(args).join(' ')}`.trim());
       },
       body: () => body(info),
@@ -153,21 +153,32 @@ export class SnapshotVerbs {
   /** The sandbox comes back under the same name with a new id: the run follows it there. */
   async reset(ctx: AgentContext, ref: string, to: string): Promise<SandboxInfo> {
     if (await this.gone(ctx, ref)) return this.d.engine.snapshots.reset(ref, to);
-    const { value, run } = await this.call(ctx, ref, 'sandbox.reset', { to }, (info) => {
-      this.mine(ctx, info.name, to);
-      return this.d.engine.snapshots.reset(info.name, to);
-    });
+    const { value, run } = await this.call(
+      ctx,
+      ref,
+      'sandbox.reset',
+      { to },
+      (info) => {
+        this.mine(ctx, info.name, to);
+        return this.d.engine.snapshots.reset(info.name, to);
+      },
+      // The agent's own sandbox made again is its create: within its create limits as they are now (it replaces one: not counted).
+      (info) => {
+        if (!ctx.trusted && info.labels[AGENT_LABEL] === ctx.agent) this.createLimits(ctx, info.name, to, info.name, 0);
+      },
+    );
     this.d.access.forget();
     if (run.sandboxId !== value.id) this.d.runs.bind(run, { id: value.id, name: value.name });
     return value;
   }
 
   /**
-   * A fork is a create by the agent: the snapshot's spec (another's sandbox's, with access "all", or
-   * one made under an older policy) must be within the agent's create limits now, as its own create
-   * would be. A snapshot that is missing or not the agent's passes here and is "not found" in the body.
+   * A fork (or a reset of its own sandbox) is a create by the agent: the snapshot's spec (another's
+   * sandbox's, with access "all", or one made under an older policy) must be within the agent's create
+   * limits now, as its own create would be. A snapshot that is missing or not the agent's passes here
+   * and is "not found" in the body.
    */
-  private forkLimits(ctx: AgentContext, sandbox: string, from: string, name: string, owned: number): void {
+  private createLimits(ctx: AgentContext, sandbox: string, from: string, name: string, owned: number): void {
     const store = this.d.engine.snapshots.store;
     const manifest = store.list(sandbox).find((m) => m.tag === from && this.owns(ctx, m.spec.labels));
     if (!manifest) {
@@ -184,7 +195,7 @@ export class SnapshotVerbs {
       const { value } = await this.d.onSandbox<SandboxInfo>(ctx, ref, 'sandbox.fork', { ref, from, name }, (info) => ({
         args: { ref, sandboxId: info.id, from, name },
         verdict: () => {
-          if (!ctx.trusted) this.forkLimits(ctx, info.name, from, name, owned);
+          if (!ctx.trusted) this.createLimits(ctx, info.name, from, name, owned);
           return allowed('sandbox.fork', `fork ${info.name} from ${from} as ${name}`);
         },
         body: () => {
