@@ -65,7 +65,7 @@ export class WardenEngine implements MethodHandlers {
     this.execs = { conn: podman.connection, audit, entry: (id, kind, payload) => this.entry(id, kind, payload) };
     this.files = new SandboxFiles(podman.connection, (id, kind, payload) => this.record(id, kind, payload));
     this.changes = new WorkspaceChanges(podman.connection, podman.options.home);
-    this.snapshots = new Snapshots(podman, audit, this.attestations, () => this.options.actor);
+    this.snapshots = new Snapshots(podman, audit, this.attestations, () => this.options.actor, this.changes);
     this.egress = serveEgress(podman.connection, audit, podman.options.home);
     podman.connection.on('status', (status) => {
       this.events.emit('engine.status', { status });

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkspaceFileState } from '../../../shared/types/diff.js';
-import type { Manifest } from './manifest.js';
+import { DATA_MAX_BYTES, DATA_TOTAL_BYTES, MAX_FILES, type Manifest } from './manifest.js';
 
 export interface Baseline {
   kind: 'sandbox' | 'run';
@@ -36,8 +36,12 @@ export class BaselineStore {
   /** Writes the manifest and the bytes it carries (each checked against its digest); atomic per file. */
   save(kind: Baseline['kind'], id: string, sandboxId: string, manifest: Manifest, takenAt = new Date().toISOString()): Baseline {
     mkdirSync(this.blobs, { recursive: true, mode: 0o700 });
-    for (const f of manifest.files) {
-      if (!f.data || !f.sha256) continue;
+    // The walker runs in the sandbox, which may replace it: its bounds are kept here too, not taken on trust.
+    const files = manifest.files.slice(0, MAX_FILES);
+    let budget = DATA_TOTAL_BYTES;
+    for (const f of files) {
+      if (!f.data || !f.sha256 || f.data.length > DATA_MAX_BYTES || f.data.length > budget) continue;
+      budget -= f.data.length;
       if (createHash('sha256').update(f.data).digest('hex') !== f.sha256) continue;
       const blob = join(this.blobs, f.sha256);
       if (!existsSync(blob)) writeAtomic(blob, f.data);
@@ -47,8 +51,8 @@ export class BaselineStore {
       id,
       sandboxId,
       takenAt,
-      truncated: manifest.truncated,
-      files: manifest.files.map(({ path, type, size, mode, sha256 }) => ({ path, type, size, mode, sha256 })),
+      truncated: manifest.truncated || files.length < manifest.files.length,
+      files: files.map(({ path, type, size, mode, sha256 }) => ({ path, type, size, mode, sha256 })),
     };
     writeAtomic(this.file(kind, id), Buffer.from(JSON.stringify(baseline)));
     return baseline;

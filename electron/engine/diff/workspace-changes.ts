@@ -27,11 +27,13 @@ export class WorkspaceChanges {
   /**
    * A new sandbox's baseline. An empty workspace (none bound from the host: the image's own
    * /workspace is empty) needs no look inside; a bound one is walked now, before anyone can change it.
-   * Never fails the create: a sandbox without one says so when its diff is asked for.
+   * Never fails the create: a sandbox without one says so when its diff is asked for. A reset or fork
+   * (`restored`) has its /workspace unpacked from a snapshot already: it is walked too.
    */
-  async atCreate(sandbox: { id: string; workspace: string | null }): Promise<void> {
+  async atCreate(sandbox: { id: string; workspace: string | null }, restored = false): Promise<void> {
     try {
-      const manifest = sandbox.workspace === null ? { files: [], truncated: false } : await takeManifest(this.conn, sandbox.id);
+      const empty = sandbox.workspace === null && !restored;
+      const manifest = empty ? { files: [], truncated: false } : await takeManifest(this.conn, sandbox.id);
       this.store.save('sandbox', sandbox.id, sandbox.id, manifest);
     } catch (err) {
       process.stderr.write(`warden: no workspace baseline for sandbox ${sandbox.id}: ${(err as Error).message}\n`);

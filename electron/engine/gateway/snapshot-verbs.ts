@@ -12,7 +12,9 @@ import type { AgentLimits } from './agent-limits.js';
 import type { AgentContext, OnSandbox, PolicyVerdict } from './call-spec.js';
 import { GatewayDenial } from './denial.js';
 import type { RunStore } from './runs.js';
-import type { SandboxAccess } from './sandbox-access.js';
+import { AGENT_LABEL, type SandboxAccess } from './sandbox-access.js';
+import { infoOf } from '../snapshot/snapshot-store.js';
+import { createVerdict } from './create-policy.js';
 
 export interface SnapshotVerbDeps {
   engine: WardenEngine;
@@ -24,6 +26,9 @@ export interface SnapshotVerbDeps {
   /** The sandbox, if the caller may act on it (no run: a read). */
   sandbox: (ctx: AgentContext, ref: string, tool: ToolName) => Promise<SandboxInfo>;
 }
+
+/** Snapshots one agent may keep, over all its sandboxes (gone ones too). */
+export const MAX_AGENT_SNAPSHOTS = 16;
 
 const allowed = (tool: ToolName, summary: string): PolicyVerdict => ({
   action: 'allow',
@@ -42,20 +47,67 @@ export class SnapshotVerbs {
     tool: ToolName,
     args: Record<string, unknown>,
     body: (info: SandboxInfo) => Promise<T>,
+    check?: (info: SandboxInfo) => void,
   ) {
     return this.d.onSandbox<T>(ctx, ref, tool, { ref, ...args }, (info) => ({
       args: { ref, sandboxId: info.id, ...args },
-      verdict: () => allowed(tool, `${tool} ${info.name} ${Object.values(args).join(' ')}`.trim()),
+      verdict: () => {
+        check?.(info);
+        return allowed(tool, `${tool} ${info.name} ${Object.values(args).join(' ')}`.trim());
+      },
       body: () => body(info),
       settle: () => true,
     }));
   }
 
+  /**
+   * Snapshots are kept by sandbox name and a name is free again once its sandbox is gone: with access
+   * "own", an agent's snapshots are those taken of a sandbox it owned, not whatever a name it now
+   * holds once had. Another's is "not found", as its sandbox would be.
+   */
+  private mine(ctx: AgentContext, name: string, tag: string): void {
+    const manifest = this.d.engine.snapshots.store.get(name, tag);
+    if (!this.owns(ctx, manifest.spec.labels)) {
+      throw new WardenError(
+        'E_NOT_FOUND',
+        `sandbox ${name} has no snapshot tagged ${tag}`,
+        `list them with \`warden sandbox snapshots ${name}\``,
+      );
+    }
+  }
+
+  private owns(ctx: AgentContext, labels: Record<string, string> | undefined): boolean {
+    return ctx.trusted === true || this.d.policy().access === 'all' || labels?.[AGENT_LABEL] === ctx.agent;
+  }
+
+  /**
+   * Each snapshot costs the host its archive and layer (up to twice the sandbox's disk), and they
+   * outlive their sandbox: an agent keeps at most MAX_AGENT_SNAPSHOTS, over all its sandboxes' names,
+   * taken one at a time under its create lock so two at once cannot both be the last.
+   */
   async snapshot(ctx: AgentContext, ref: string, tag: string | undefined): Promise<SnapshotInfo> {
-    const { value } = await this.call(ctx, ref, 'sandbox.snapshot', tag ? { tag } : {}, (info) =>
-      this.d.engine.snapshots.snapshot(info.id, tag, ctx.agent),
-    );
-    return value;
+    const take = async () => {
+      const { value } = await this.call(
+        ctx,
+        ref,
+        'sandbox.snapshot',
+        tag ? { tag } : {},
+        (info) => this.d.engine.snapshots.snapshot(info.id, tag, ctx.agent),
+        () => {
+          const store = this.d.engine.snapshots.store;
+          const kept = store.names().flatMap((n) => store.list(n).filter((m) => m.spec.labels?.[AGENT_LABEL] === ctx.agent)).length;
+          if (!ctx.trusted && kept >= MAX_AGENT_SNAPSHOTS) {
+            throw new GatewayDenial(
+              'create-limits',
+              `agent ${ctx.agent} keeps ${kept} snapshots, the most an agent may`,
+              'remove one it no longer needs first (DELETE /v1/sandboxes/{id}/snapshots/{tag})',
+            );
+          }
+        },
+      );
+      return value;
+    };
+    return ctx.trusted ? take() : this.d.limits.underCreateLock(ctx.agent, take);
   }
 
   /**
@@ -74,22 +126,58 @@ export class SnapshotVerbs {
   async list(ctx: AgentContext, ref: string): Promise<SnapshotInfo[]> {
     if (await this.gone(ctx, ref)) return this.d.engine.snapshots.list(ref);
     const info = await this.d.sandbox(ctx, ref, 'sandbox.inspect');
-    return this.d.engine.snapshots.list(info.name);
+    return this.d.engine.snapshots.store
+      .list(info.name)
+      .filter((m) => this.owns(ctx, m.spec.labels))
+      .map(infoOf);
   }
 
   async remove(ctx: AgentContext, ref: string, tag: string): Promise<SnapshotInfo> {
     if (await this.gone(ctx, ref)) return this.d.engine.snapshots.remove(ref, tag);
-    const { value } = await this.call(ctx, ref, 'snapshot.remove', { tag }, (info) => this.d.engine.snapshots.remove(info.name, tag));
+    const { value } = await this.call(ctx, ref, 'snapshot.remove', { tag }, (info) => {
+      this.mine(ctx, info.name, tag);
+      return this.d.engine.snapshots.remove(info.name, tag);
+    });
     return value;
   }
 
   /** The sandbox comes back under the same name with a new id: the run follows it there. */
   async reset(ctx: AgentContext, ref: string, to: string): Promise<SandboxInfo> {
     if (await this.gone(ctx, ref)) return this.d.engine.snapshots.reset(ref, to);
-    const { value, run } = await this.call(ctx, ref, 'sandbox.reset', { to }, (info) => this.d.engine.snapshots.reset(info.name, to));
+    const { value, run } = await this.call(
+      ctx,
+      ref,
+      'sandbox.reset',
+      { to },
+      (info) => {
+        this.mine(ctx, info.name, to);
+        return this.d.engine.snapshots.reset(info.name, to);
+      },
+      // The agent's own sandbox made again is its create: within its create limits as they are now (it replaces one: not counted).
+      (info) => {
+        if (!ctx.trusted && info.labels[AGENT_LABEL] === ctx.agent) this.createLimits(ctx, info.name, to, info.name, 0);
+      },
+    );
     this.d.access.forget();
     if (run.sandboxId !== value.id) this.d.runs.bind(run, { id: value.id, name: value.name });
     return value;
+  }
+
+  /**
+   * A fork (or a reset of its own sandbox) is a create by the agent: the snapshot's spec (another's
+   * sandbox's, with access "all", or one made under an older policy) must be within the agent's create
+   * limits now, as its own create would be. A snapshot that is missing or not the agent's passes here
+   * and is "not found" in the body.
+   */
+  private createLimits(ctx: AgentContext, sandbox: string, from: string, name: string, owned: number): void {
+    const store = this.d.engine.snapshots.store;
+    const manifest = store.list(sandbox).find((m) => m.tag === from && this.owns(ctx, m.spec.labels));
+    if (!manifest) {
+      if (owned >= this.d.policy().create.maxSandboxes) throw GatewayDenial.tooManySandboxes(ctx.agent, owned);
+      return;
+    }
+    const { workspace: _hostDir, labels: _labels, ...spec } = manifest.spec;
+    createVerdict(this.d.policy(), this.d.engine.defaultImage, { ...spec, name }, ctx, owned);
   }
 
   async fork(ctx: AgentContext, ref: string, from: string, name: string): Promise<SandboxInfo> {
@@ -98,10 +186,14 @@ export class SnapshotVerbs {
       const { value } = await this.d.onSandbox<SandboxInfo>(ctx, ref, 'sandbox.fork', { ref, from, name }, (info) => ({
         args: { ref, sandboxId: info.id, from, name },
         verdict: () => {
-          if (!ctx.trusted && owned >= this.d.policy().create.maxSandboxes) throw GatewayDenial.tooManySandboxes(ctx.agent, owned);
+          if (!ctx.trusted) this.createLimits(ctx, info.name, from, name, owned);
           return allowed('sandbox.fork', `fork ${info.name} from ${from} as ${name}`);
         },
-        body: () => this.d.engine.snapshots.fork(info.name, from, name),
+        body: () => {
+          this.mine(ctx, info.name, from);
+          // The agent's, whoever owned the original: counted, and never taken for one the user made.
+          return this.d.engine.snapshots.fork(info.name, from, name, ctx.trusted ? {} : { [AGENT_LABEL]: ctx.agent });
+        },
         settle: (call, forked) => {
           call.args = { ...call.args, forkId: forked.id };
           return true;

@@ -112,4 +112,18 @@ describe('a sandbox by name in ledger exports and filters', () => {
     expect(missing.code).toBe(4);
     expect(missing.err).toContain('no sandbox "nope"');
   });
+
+  it('a name that is another sandbox’s short id does not stand in for it: both are named', () => {
+    const l = t.open();
+    try {
+      const decoy = `beef00${'5'.repeat(58)}`;
+      l.appendBatch([{ actor: 'bot', sandboxId: decoy, kind: 'sandbox.created', payload: { name: WEB.slice(0, 12) } }]);
+      expect(() => resolveSandboxRef(l, WEB.slice(0, 12))).toThrow(
+        expect.objectContaining({ code: 'E_CONFLICT', message: expect.stringContaining('beef00555555') }),
+      );
+      expect(resolveSandboxRef(l, WEB)).toBe(WEB);
+    } finally {
+      l.close();
+    }
+  });
 });

@@ -46,21 +46,14 @@ function oneOf(ref: string, found: Created[], how: string): string | null {
 export function resolveSandboxRef(ledger: Ledger, ref: string): string {
   if (ledger.entries({ sandboxId: ref, limit: 1 }).length > 0) return ref;
   const created = createdSandboxes(ledger);
-  const byName = oneOf(
-    ref,
-    created.filter((c) => c.name === ref),
-    'is the name of',
-  );
-  if (byName) return byName;
-  const byPrefix =
-    ref.length >= MIN_PREFIX
-      ? oneOf(
-          ref,
-          created.filter((c) => c.id.startsWith(ref)),
-          'begins the ids of',
-        )
-      : null;
-  if (byPrefix) return byPrefix;
+  const named = created.filter((c) => c.name === ref);
+  const prefixed = ref.length >= MIN_PREFIX ? created.filter((c) => c.id.startsWith(ref)) : [];
+  // Names are picked by whoever creates (an agent too): a name that is another sandbox's short id must
+  // not stand in for that sandbox, so a ref that is both names every sandbox it matches instead.
+  const how =
+    named.length && prefixed.length ? 'is the name of or begins the ids of' : named.length ? 'is the name of' : 'begins the ids of';
+  const found = oneOf(ref, [...named, ...prefixed], how);
+  if (found) return found;
   throw new WardenError(
     'E_NOT_FOUND',
     `no sandbox "${ref}" in the ledger: no entries carry that id, and no sandbox was created with that name or an id that begins so`,

@@ -53,6 +53,15 @@ export class SnapshotStore {
     return SANDBOX_NAME_PATTERN.test(sandbox) && existsSync(join(this.dir, sandbox));
   }
 
+  /** Every sandbox name with snapshots kept (also of sandboxes that are gone). */
+  names(): string[] {
+    try {
+      return readdirSync(this.dir).filter((n) => SANDBOX_NAME_PATTERN.test(n));
+    } catch {
+      return [];
+    }
+  }
+
   archivePath(sandbox: string, tag: string): string {
     return join(this.folder(sandbox, tag), 'workspace.tar');
   }

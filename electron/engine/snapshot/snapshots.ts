@@ -12,6 +12,7 @@ import type { LibpodInspect } from '../podman/sandbox-info.js';
 import { hostRange } from '../podman/workspace-lease.js';
 import { appendDurably, type AuditRecord, type AuditSink } from '../audit-sink.js';
 import type { Attestations } from '../attest/attestations.js';
+import type { WorkspaceChanges } from '../diff/workspace-changes.js';
 import { createdPayload } from '../sandbox-create.js';
 import { unshiftLayerIds } from './layer-ids.js';
 import { archiveDigest, archiveWorkspace, restoreWorkspace } from './workspace-archive.js';
@@ -34,14 +35,20 @@ export function defaultTag(now: Date): string {
     .replace(/\.\d+Z$/, 'Z')}`;
 }
 
+/** The most one snapshot's workspace archive may take on the host (what the sandbox streams is its choice). */
+export const DEFAULT_ARCHIVE_MAX_BYTES = 16 * 1024 ** 3;
+
 export class Snapshots {
   readonly store: SnapshotStore;
+  /** Overridable for a home (and a spec) that wants a different bound. */
+  archiveMaxBytes = DEFAULT_ARCHIVE_MAX_BYTES;
 
   constructor(
     private readonly podman: PodmanEngine,
     private readonly audit: AuditSink,
     private readonly attestations: Attestations,
     private readonly actor: () => string,
+    private readonly changes: WorkspaceChanges,
   ) {
     this.store = new SnapshotStore(podman.options.home);
   }
@@ -85,7 +92,7 @@ export class Snapshots {
     this.store.begin(name, t);
     let imageId: string | null = null;
     try {
-      const workspace = await archiveWorkspace(this.conn, info.id, this.store.archivePath(name, t));
+      const workspace = await archiveWorkspace(this.conn, info.id, this.store.archivePath(name, t), this.archiveBound(info));
       const raw = await this.conn.libpod<LibpodInspect>('GET', `/containers/${info.id}/json`, undefined, `sandbox ${name}`);
       const image = `${imageRepo(info.id)}:${t}`;
       const query = `container=${info.id}&repo=${encodeURIComponent(imageRepo(info.id))}&tag=${encodeURIComponent(t)}&pause=true`;
@@ -120,6 +127,15 @@ export class Snapshots {
       this.store.abandon(name, t);
       throw err;
     }
+  }
+
+  /**
+   * A /workspace on the sandbox's own disk fits in twice that disk (tar's headers and padding
+   * included): more is a sandbox's tar that lies, and each snapshot would cost the host that much.
+   */
+  private archiveBound(info: SandboxInfo): number {
+    const disk = info.limits.diskBytes;
+    return info.workspace === null && disk !== null ? Math.min(this.archiveMaxBytes, 2 * disk + 1024 * 1024) : this.archiveMaxBytes;
   }
 
   private imageInspect(id: string): Promise<ImageInspect> {
@@ -203,6 +219,8 @@ export class Snapshots {
         throw err;
       });
     }
+    // Made like a create, so its diff starts here, as a created sandbox's does (the restored workspace is walked).
+    await this.changes.atCreate(info, true);
     return info;
   }
 
@@ -225,6 +243,7 @@ export class Snapshots {
       await this.attestations.settle(old.id);
       const gone = await this.podman.sandboxes.destroy(old.id);
       this.attestations.forget(gone.id);
+      this.changes.forget(gone.id); // its baselines and theirs of its runs go with it, as on a destroy
       records.push({ sandboxId: gone.id, kind: 'sandbox.destroyed', payload: { name: gone.name, reason: `reset to snapshot ${tag}` } });
     }
     const info = await this.recreate(manifest, archive, name, manifest.spec).catch(async (err: unknown) => {
@@ -242,13 +261,14 @@ export class Snapshots {
 
   /**
    * A new sandbox from the snapshot, beside the original. A host workspace is not lent twice: the
-   * fork's /workspace is its own, restored from the archive.
+   * fork's /workspace is its own, restored from the archive. `labels` go over the original's (the
+   * gateway names the agent that forks as the fork's creator).
    */
-  async fork(ref: string, tag: string, newName: string): Promise<SandboxInfo> {
+  async fork(ref: string, tag: string, newName: string, labels: Record<string, string> = {}): Promise<SandboxInfo> {
     const { name } = await this.target(ref);
     const { manifest, archive } = this.load(name, tag);
     const { workspace: _hostDir, ...spec } = manifest.spec;
-    const info = await this.recreate(manifest, archive, newName, spec);
+    const info = await this.recreate(manifest, archive, newName, { ...spec, labels: { ...spec.labels, ...labels } });
     await this.record([
       { sandboxId: info.id, kind: 'sandbox.created', payload: createdPayload(info, false) },
       {

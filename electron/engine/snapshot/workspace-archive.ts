@@ -25,30 +25,46 @@ function failure(what: string, exitCode: number, stderr: string): WardenError {
   return new WardenError('E_ENGINE', `${what} failed in the sandbox (exit ${exitCode}): ${stderr.slice(0, 300)}`);
 }
 
-/** Writes /workspace as a tar archive to `file`; returns its sha256 and size. */
+/**
+ * Writes /workspace as a tar archive to `file`; returns its sha256 and size. The stream comes from the
+ * sandbox (its tar, its files: a sparse file of terabytes costs it nothing), so it is cut off at
+ * `maxBytes` rather than left to fill the host's disk under WARDEN_HOME.
+ */
 export async function archiveWorkspace(
   conn: PodmanConnection,
   containerId: string,
   file: string,
+  maxBytes: number,
 ): Promise<{ sha256: string; bytes: number }> {
   const hash = createHash('sha256');
   const fd = openSync(file, 'wx', 0o600);
   let bytes = 0;
   const err: Buffer[] = [];
+  const over = new AbortController();
   try {
     const result = await runExec(
       conn,
       containerId,
-      { cmd: ['tar', '-C', '/workspace', '--numeric-owner', '-cf', '-', '.'], timeoutMs: ARCHIVE_TIMEOUT_MS },
+      { cmd: ['tar', '-C', '/workspace', '--numeric-owner', '--sparse', '-cf', '-', '.'], timeoutMs: ARCHIVE_TIMEOUT_MS },
       {
         onStdout: (chunk) => {
+          if (over.signal.aborted) return;
+          if (bytes + chunk.length > maxBytes) return over.abort('the workspace archive is over its limit');
           hash.update(chunk);
           writeSync(fd, chunk);
           bytes += chunk.length;
         },
         onStderr: (chunk) => void (err.length < 16 && err.push(chunk)),
+        signal: over.signal,
       },
     );
+    if (over.signal.aborted) {
+      throw new WardenError(
+        'E_TOO_LARGE',
+        `the archive of /workspace is over ${maxBytes} bytes, the most a snapshot keeps`,
+        'remove what the snapshot need not keep from /workspace (large or sparse files) and take it again',
+      );
+    }
     if (result.exitCode !== 0) throw failure('archiving /workspace', result.exitCode, Buffer.concat(err).toString('utf8'));
   } finally {
     closeSync(fd);
