@@ -7,7 +7,8 @@ import type { EgressAsker } from '../egress/egress-ask.js';
 import type { EgressService } from '../egress/serve-egress.js';
 import { appendDurably, type AuditSink } from '../audit-sink.js';
 import type { Gateway } from './gateway.js';
-import { MAX_CALL_CONNECTIONS } from '../../../shared/types/run.js';
+import { MAX_CALL_CONNECTIONS, type ToolCallInfo } from '../../../shared/types/run.js';
+import type { Run, RunStore } from './runs.js';
 
 /**
  * The engine's egress decided by this gateway: its policy (read per connection, so a reload applies
@@ -17,7 +18,7 @@ export function egressThroughGateway(egress: EgressService, gateway: Gateway, au
   egress.policy = () => gateway.policy.egress;
   egress.ask = egressAsker(gateway, audit);
   egress.meter = (sandboxId) => {
-    const made = gateway.runs.callInFlight(sandboxId);
+    const made = callInFlight(gateway.runs, sandboxId);
     if (!made) return null;
     const { run, call } = made;
     return {
@@ -42,7 +43,7 @@ export function egressThroughGateway(egress: EgressService, gateway: Gateway, au
 
 export function egressAsker(gateway: Gateway, audit: AuditSink): EgressAsker {
   return async (q) => {
-    const made = gateway.runs.callInFlight(q.sandboxId);
+    const made = callInFlight(gateway.runs, q.sandboxId);
     // "Approve for the rest of the run" covers this destination (host and port) for that run's later connections.
     const scope = `net.connect ${q.target.host}:${q.target.port}`;
     if (made?.run.approvedForRun.has(scope)) return { approved: true, why: `approved for run ${made.run.id}` };
@@ -88,4 +89,18 @@ export function egressAsker(gateway: Gateway, audit: AuditSink): EgressAsker {
     if (approval.status === 'timeout') return { approved: false, why: `nobody answered within ${timeoutMs / 1000} s` };
     return { approved: false, why: `denied by ${approval.decidedBy ?? 'someone'}` };
   };
+}
+
+/**
+ * The call that most likely made a connection from this sandbox: the latest exec in flight in an
+ * active run bound to it (null when none is running: the connection is nobody's call).
+ */
+function callInFlight(runs: RunStore, sandboxId: string): { run: Run; call: ToolCallInfo } | null {
+  let best: { run: Run; call: ToolCallInfo } | null = null;
+  for (const run of runs.live()) {
+    if (run.sandboxId !== sandboxId || run.status !== 'active' || run.inFlight === 0) continue;
+    for (const call of run.calls)
+      if (call.tool === 'exec' && call.status === 'running' && (!best || call.startedAt > best.call.startedAt)) best = { run, call };
+  }
+  return best;
 }

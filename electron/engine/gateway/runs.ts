@@ -1,8 +1,6 @@
-// Runs and their tool calls, in memory, pushed on the event bus on every change and written through
-// to the run archive (runs.db) when there is one: memory is what the gateway works with, the
-// archive is what list and get answer from, across restarts. Memory stays bounded: an agent has at
-// most maxOpenRuns open, a run idle for runIdleMs ends, and ended runs beyond a cap are dropped from
-// memory (the archive and the ledger keep them).
+// Runs and their tool calls in memory (what the gateway works with), pushed on the event bus and written through
+// to the run archive (runs.db: what list and get answer from, across restarts). Memory is bounded: maxOpenRuns
+// per agent, runIdleMs ends a run, ended runs past a cap are dropped (the archive and the ledger keep them).
 import { randomBytes } from 'node:crypto';
 import { WardenError } from '../../../shared/errors.js';
 import type { Budgets } from '../../../shared/types/policy.js';
@@ -235,18 +233,9 @@ export class RunStore {
     for (const run of this.runs.values()) if (run.sandboxId === sandboxId) this.end(run, 'finished');
   }
 
-  /**
-   * The call that most likely made a connection from this sandbox: the latest exec in flight in an
-   * active run bound to it (null when none is running: the connection is nobody's call).
-   */
-  callInFlight(sandboxId: string): { run: Run; call: ToolCallInfo } | null {
-    let best: { run: Run; call: ToolCallInfo } | null = null;
-    for (const run of this.runs.values()) {
-      if (run.sandboxId !== sandboxId || run.status !== 'active' || run.inFlight === 0) continue;
-      for (const call of run.calls)
-        if (call.tool === 'exec' && call.status === 'running' && (!best || call.startedAt > best.call.startedAt)) best = { run, call };
-    }
-    return best;
+  /** The runs held in memory (this process's live ones and the most recent ended). */
+  live(): IterableIterator<Run> {
+    return this.runs.values();
   }
 
   get(id: string): Run {
