@@ -11,6 +11,7 @@ import type { AgentContext, PolicyVerdict } from './call-spec.js';
 import { GatewayDenial } from './denial.js';
 import { globToRegExp } from './glob.js';
 import { AGENT_LABEL } from './sandbox-access.js';
+import { isSnapshotImage } from '../snapshot/snapshots.js';
 
 /** A create request's body, before any check: a JSON object or refused. */
 export function createInput(raw: unknown): Record<string, unknown> {
@@ -53,6 +54,9 @@ export function createVerdict(
   const spec = parseSandboxSpec(raw);
   const lim = policy.create;
   const image = spec.image;
+  // Whatever the image globs say: a snapshot's image is another sandbox's files (reset and fork check theirs apart).
+  if (image && isSnapshotImage(image))
+    refuse(`image ${image} is a snapshot's`, 'fork or reset from a snapshot of your own sandbox instead (POST /v1/sandboxes/{id}/fork)');
   if (image && image !== defaultImage && !lim.images.some((g) => globToRegExp(g, false).test(image)))
     refuse(`image ${image} is not one agents may use (${lim.images.join(', ')})`);
   const network = spec.network ?? policy.network.default;

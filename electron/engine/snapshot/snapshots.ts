@@ -25,7 +25,10 @@ interface ImageInspect {
 }
 
 /** The repository of a sandbox's snapshot images: by container id, since image names must be lower case. */
-const imageRepo = (sandboxId: string) => `localhost/warden-snapshot/${sandboxId.slice(0, 12)}`;
+const SNAPSHOT_REPO = 'localhost/warden-snapshot/';
+const imageRepo = (sandboxId: string) => `${SNAPSHOT_REPO}${sandboxId.slice(0, 12)}`;
+/** A snapshot's image holds someone's files: only a reset or fork of a snapshot one may use starts from it. */
+export const isSnapshotImage = (image: string) => image.startsWith(SNAPSHOT_REPO);
 
 /** A tag when none is given: the time, to the second (a second snapshot within it needs a tag). */
 export function defaultTag(now: Date): string {
