@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BaselineStore } from './baseline-store.js';
+import { BaselineStore, MAX_RUN_BASELINES } from './baseline-store.js';
 import { DATA_MAX_BYTES, DATA_TOTAL_BYTES, MAX_FILES, type ManifestEntry } from './manifest.js';
 
 const home = mkdtempSync(join(tmpdir(), 'warden-baseline-'));
@@ -35,5 +35,24 @@ describe('baseline store against a lying walker', () => {
     expect(kept).toBeLessThanOrEqual(DATA_TOTAL_BYTES);
     expect(saved.files).toHaveLength(MAX_FILES);
     expect(saved.truncated).toBe(true);
+  });
+});
+
+describe('baseline store against many run keys', () => {
+  it("keeps a sandbox's newest run baselines only, and the bytes only they name", () => {
+    const store = new BaselineStore(mkdtempSync(join(home, 'runs-')));
+    const extra = 3;
+    const runs = Array.from({ length: MAX_RUN_BASELINES + extra }, (_, i) => {
+      const own = file(`own-${i}`, Buffer.from(`run ${i} only`));
+      store.save('run', `r${i}`, 'sb', { files: [own], truncated: false }, new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString());
+      return own;
+    });
+    store.save('run', 'other-sandbox-run', 'sb2', { files: [], truncated: false }, new Date(Date.UTC(2025, 0, 1)).toISOString());
+    for (const [i, own] of runs.entries()) {
+      const kept = i >= extra;
+      expect(store.has('run', `r${i}`), `r${i}`).toBe(kept);
+      expect(store.bytes(own.sha256!) !== null, `bytes of r${i}`).toBe(kept);
+    }
+    expect(store.has('run', 'other-sandbox-run')).toBe(true);
   });
 });

@@ -19,6 +19,12 @@ export interface Baseline {
 
 const SAFE_ID = /^[A-Za-z0-9_.-]{1,128}$/;
 
+/**
+ * Run baselines kept per sandbox. Every new run key may add up to DATA_TOTAL_BYTES of new bytes, and
+ * an agent picks its run keys: past this many, the oldest runs' baselines go (their diff says none).
+ */
+export const MAX_RUN_BASELINES = 16;
+
 export class BaselineStore {
   private readonly dir: string;
   private readonly blobs: string;
@@ -55,7 +61,16 @@ export class BaselineStore {
       files: files.map(({ path, type, size, mode, sha256 }) => ({ path, type, size, mode, sha256 })),
     };
     writeAtomic(this.file(kind, id), Buffer.from(JSON.stringify(baseline)));
+    if (kind === 'run') this.trimRuns(sandboxId);
     return baseline;
+  }
+
+  private trimRuns(sandboxId: string): void {
+    const runs = this.stored().filter(({ b }) => b.kind === 'run' && b.sandboxId === sandboxId);
+    if (runs.length <= MAX_RUN_BASELINES) return;
+    runs.sort((x, y) => x.b.takenAt.localeCompare(y.b.takenAt));
+    const old = new Set(runs.slice(0, runs.length - MAX_RUN_BASELINES).map((r) => r.path));
+    this.drop((path) => old.has(path));
   }
 
   /** The same baseline under another name (a run that began with its sandbox's create). */
@@ -87,25 +102,29 @@ export class BaselineStore {
 
   /** Drops a sandbox's baselines (it is gone), its runs' too; bytes no baseline names any more go with them. */
   forgetSandbox(sandboxId: string): void {
-    let names: string[];
-    try {
-      names = readdirSync(this.dir).filter((n) => n.endsWith('.json'));
-    } catch {
-      return;
-    }
+    this.drop((_path, b) => b.sandboxId === sandboxId);
+  }
+
+  private drop(which: (path: string, b: Baseline) => boolean): void {
     const used = new Set<string>();
-    for (const name of names) {
-      const path = join(this.dir, name);
-      let b: Baseline;
-      try {
-        b = JSON.parse(readFileSync(path, 'utf8')) as Baseline;
-      } catch {
-        continue;
-      }
-      if (b.sandboxId === sandboxId) rmSync(path, { force: true });
+    for (const { path, b } of this.stored()) {
+      if (which(path, b)) rmSync(path, { force: true });
       else for (const f of b.files) if (f.sha256) used.add(f.sha256);
     }
     for (const blob of safeList(this.blobs)) if (!used.has(blob)) rmSync(join(this.blobs, blob), { force: true });
+  }
+
+  private stored(): Array<{ path: string; b: Baseline }> {
+    const out: Array<{ path: string; b: Baseline }> = [];
+    for (const name of safeList(this.dir).filter((n) => n.endsWith('.json'))) {
+      const path = join(this.dir, name);
+      try {
+        out.push({ path, b: JSON.parse(readFileSync(path, 'utf8')) as Baseline });
+      } catch {
+        // half-written by a process that died, or not ours: not a baseline
+      }
+    }
+    return out;
   }
 }
 
