@@ -130,17 +130,20 @@ export class TokenStore extends EventEmitter<{ revoked: [string[]] }> {
   /** Revokes by token id or by agent name (all of that agent's tokens); returns how many. */
   revoke(idOrAgent: string): number {
     this.reload();
-    let n = 0;
+    const ids: string[] = [];
     const now = new Date().toISOString();
     for (const t of this.tokens) {
       if (t.revokedAt === null && (t.id === idOrAgent || (t.agent === idOrAgent && t.role === 'agent'))) {
         t.revokedAt = now;
-        n++;
+        ids.push(t.id);
       }
     }
-    if (n === 0) throw new WardenError('E_NOT_FOUND', `no active token with id or agent ${idOrAgent}`, 'list them with `warden token ls`');
+    if (ids.length === 0)
+      throw new WardenError('E_NOT_FOUND', `no active token with id or agent ${idOrAgent}`, 'list them with `warden token ls`');
     this.save();
-    return n;
+    // The reload that follows the file's change finds nothing new in this process: its listeners hear it here.
+    this.emit('revoked', ids);
+    return ids.length;
   }
 
   list(): TokenInfo[] {
