@@ -1,5 +1,6 @@
 import type { SandboxInfo } from '../../shared/types/sandbox.js';
 import { formatByteSize } from '../../shared/types/units.js';
+import { alignColumns } from './text-table.js';
 
 function uptime(info: SandboxInfo, now: number): string {
   if (!info.startedAt) return '-';
@@ -33,15 +34,5 @@ export function formatSandboxTable(list: SandboxInfo[], now = Date.now()): strin
       s.id.slice(0, 12),
     ]);
   }
-  const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => r[col]!.length)));
-  return (
-    rows
-      .map((r) =>
-        r
-          .map((cell, col) => cell.padEnd(widths[col]!))
-          .join('  ')
-          .trimEnd(),
-      )
-      .join('\n') + '\n'
-  );
+  return alignColumns(rows);
 }

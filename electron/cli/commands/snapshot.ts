@@ -7,6 +7,7 @@ import type { SandboxInfo } from '../../../shared/types/sandbox.js';
 import type { SnapshotInfo } from '../../../shared/types/snapshot.js';
 import { formatByteSize } from '../../../shared/types/units.js';
 import { printResult, runCommand } from '../output.js';
+import { alignColumns } from '../text-table.js';
 
 async function load() {
   const [{ parseWith }, { AgentRoutes }, { SandboxRefSchema }, { SnapshotTagSchema }, { withBackend }] = await Promise.all([
@@ -30,17 +31,7 @@ export function formatSnapshotTable(list: SnapshotInfo[]): string {
   const rows = [['TAG', 'TAKEN', 'BY', 'ROOT', 'WORKSPACE', 'IMAGE']];
   for (const s of list)
     rows.push([s.tag, s.createdAt, s.takenBy, formatByteSize(s.rootBytes), formatByteSize(s.workspaceBytes), s.imageId.slice(0, 12)]);
-  const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => r[col]!.length)));
-  return (
-    rows
-      .map((r) =>
-        r
-          .map((cell, col) => cell.padEnd(widths[col]!))
-          .join('  ')
-          .trimEnd(),
-      )
-      .join('\n') + '\n'
-  );
+  return alignColumns(rows);
 }
 
 const describeSandbox = (verb: string) => (info: SandboxInfo) => `${verb} ${info.name} ${info.state} (${info.id.slice(0, 12)})\n`;
