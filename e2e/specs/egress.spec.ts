@@ -1,7 +1,7 @@
 // Egress control as a person watches it: an agent's `egress` sandbox fetches from an HTTP server this
 // spec starts on the host's loopback (reached by names the suite's policy pins to it), the Runs view
 // shows each connection under the exec that made it, and a destination that `ask`s pops up with its
-// host and port for a person to approve.
+// host and port for a person to approve; the sandbox's own page lists its connections.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test, expect } from '../fixtures/test.js';
@@ -86,6 +86,17 @@ test.describe('egress', () => {
     // The forwarder started inside the create call, but the connections' entries are the engine's
     // own: none of them is added to that call.
     await expect(createSeqs).toHaveAttribute('data-seqs', createdWith!);
+
+    // The sandbox's own page lists its connections, newest first.
+    await app.page.getByTestId('nav-sandboxes').click();
+    await app.sandboxes.open(box.name);
+    const network = app.page.getByTestId('sandbox-connection');
+    await expect(network).toHaveCount(3);
+    await expect(network.nth(0)).toHaveText(`allowed ${EGRESS_ASKED_HOST}:${port} 0 B out · 16 B in`);
+    await expect(network.nth(1)).toHaveText(`denied ${EGRESS_DENIED_HOST}:${port} egress.rules[2] (host ${EGRESS_DENIED_HOST}, deny)`);
+    await expect(network.nth(2)).toHaveText(`allowed ${EGRESS_ALLOWED_HOST}:${port} 0 B out · 13 B in`);
+    await app.page.getByTestId('sandbox-network').scrollIntoViewIfNeeded();
+    await app.screenshot('egress-sandbox-network');
 
     await agent.destroySandbox(box.id);
   });
