@@ -37,6 +37,10 @@ export interface EgressService {
 }
 
 export function serveEgress(conn: PodmanConnection, audit: AuditSink, home: string): EgressService {
+  // A forwarder is started inside the call that made or woke its sandbox (an agent's create or exec),
+  // and its streams' events run in that call's audit context: without leaving it, every later
+  // connection's entries would carry that agent as actor and be added to that one call's ledger seqs.
+  const detached = <T>(body: () => T): T => (audit.detached ? audit.detached(body) : body());
   const warn = (what: string) => (err: Error) => process.stderr.write(`warden: the ledger did not record ${what}: ${err.message}\n`);
   const service: EgressService = {
     policy: () => homeEgressPolicy(home),
@@ -46,16 +50,19 @@ export function serveEgress(conn: PodmanConnection, audit: AuditSink, home: stri
   };
   const proxy = new EgressProxy({
     policy: () => service.policy(),
-    ask: (question) => (service.ask ? service.ask(question) : Promise.resolve({ approved: false, why: 'nobody to ask in this process' })),
+    ask: (question) => {
+      const ask = service.ask;
+      return ask ? detached(() => ask(question)) : Promise.resolve({ approved: false, why: 'nobody to ask in this process' });
+    },
     meter: (sandboxId) => service.meter(sandboxId),
     record: (sandboxId, kind, payload) => {
-      appendDurably(audit, [{ actor: 'system', sandboxId, kind, payload }]).catch(warn(kind));
+      detached(() => appendDurably(audit, [{ actor: 'system', sandboxId, kind, payload }])).catch(warn(kind));
     },
   });
   const registry = egressOf(conn);
-  registry.handler = (stream, sandboxId) => proxy.handle(stream, sandboxId);
+  registry.handler = (stream, sandboxId) => detached(() => proxy.handle(stream, sandboxId));
   registry.on('lost', ({ sandboxId, ...payload }) => {
-    appendDurably(audit, [{ actor: 'system', sandboxId, kind: 'egress.lost', payload }]).catch(warn('egress.lost'));
+    detached(() => appendDurably(audit, [{ actor: 'system', sandboxId, kind: 'egress.lost', payload }])).catch(warn('egress.lost'));
   });
   return service;
 }

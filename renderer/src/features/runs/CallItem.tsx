@@ -6,6 +6,7 @@ import type { CallConnection, CallDecision, ToolCallInfo } from '../../../../sha
 import { formatByteSize } from '../../../../shared/types/units.js';
 import { useStore } from '../../store/index.js';
 import { CallOutputView } from './CallOutputView.js';
+import { ConnectionLine } from './ConnectionLine.js';
 import { approvalText, callTarget, formatClock, formatCountdown, formatMs } from './run-format.js';
 import { useNow } from './use-now.js';
 
@@ -82,15 +83,7 @@ function Connections({ list }: { list: CallConnection[] }) {
     <ul className="call-connections small" data-testid="call-connections" aria-label="Connections through the egress proxy">
       {list.map((c) => (
         <li key={c.connId} data-testid="call-connection" data-decision={c.decision} title={c.rule}>
-          <span className={c.decision === 'allow' ? 'ok-text' : 'bad-text'}>{c.decision === 'allow' ? 'allowed' : 'denied'}</span>{' '}
-          <span className="mono">
-            {c.host}:{c.port}
-          </span>{' '}
-          <span className="muted">
-            {c.decision === 'allow'
-              ? `${formatByteSize(c.bytesOut)} out · ${formatByteSize(c.bytesIn)} in${c.open ? ' · open' : ''}`
-              : c.rule}
-          </span>
+          <ConnectionLine connection={c} />
         </li>
       ))}
     </ul>

@@ -12,6 +12,7 @@ import { TierBadge } from '../sandboxes/TierBadge.js';
 import { Uptime } from '../sandboxes/Uptime.js';
 import { TerminalView } from '../terminal/TerminalView.js';
 import { SandboxRuns } from '../runs/SandboxRuns.js';
+import { SandboxNetwork } from '../runs/SandboxNetwork.js';
 import { AttestationPanel } from './AttestationPanel.js';
 
 function Facts({ sandbox }: { sandbox: SandboxInfo }) {
@@ -99,6 +100,7 @@ export function SandboxDetail({ id }: { id: string }) {
         )}
         <div className="detail-side">
           <SandboxRuns sandboxId={sandbox.id} />
+          {sandbox.network === 'egress' ? <SandboxNetwork sandboxId={sandbox.id} /> : null}
           <Facts sandbox={sandbox} />
           <AttestationPanel sandboxId={sandbox.id} running={running} />
         </div>
