@@ -20,6 +20,10 @@
 #define MAX_STREAMS 512
 #define CHUNK 65536
 #define WINDOW (256u * 1024u)
+/* Credit for bytes written into the sandbox goes up in batches: a CREDIT per write was a frame up
+ * through the engine's exec stream for every few KiB the program read. Never held back once the
+ * buffer is empty, so the host is never left waiting on credit this side could give. */
+#define CREDIT_BATCH (WINDOW / 4)
 
 struct stream {
   uint32_t id;
@@ -27,6 +31,7 @@ struct stream {
   uint32_t send_credit; /* bytes this side may still send up */
   uint8_t *buf;         /* the host's bytes not yet written into the sandbox (at most WINDOW) */
   size_t len, off;
+  uint32_t owed; /* written into the sandbox, not yet credited to the host */
   int rd_eof, host_eof, wr_shut;
 };
 
@@ -94,8 +99,12 @@ static int on_writable(struct stream *s) {
     return 1;
   }
   s->off += (size_t)n;
+  s->owed += (uint32_t)n;
   if (s->off == s->len) s->off = s->len = 0;
-  credit_host(s, (uint32_t)n);
+  if (s->owed >= CREDIT_BATCH || s->len == 0) {
+    credit_host(s, s->owed);
+    s->owed = 0;
+  }
   shut_if_drained(s);
   if (s->rd_eof && s->wr_shut) {
     drop(s);

@@ -9,7 +9,7 @@ import { EgressStream } from './egress-stream.js';
 
 function harness() {
   const frames: Array<{ type: number; id: number; payload: Buffer }> = [];
-  const stream = new EgressStream(7, (f) => frames.push({ type: f[4]!, id: f.readUInt32BE(5), payload: f.subarray(9) }));
+  const stream = new EgressStream(7, (f, p) => frames.push({ type: f[4]!, id: f.readUInt32BE(5), payload: p ?? f.subarray(9) }));
   const sent = (type: number) => frames.filter((f) => f.type === type);
   const bytes = (type: number) => sent(type).reduce((n, f) => n + f.payload.length, 0);
   const credit = () => sent(HostFrame.credit).reduce((n, f) => n + f.payload.readUInt32BE(0), 0);

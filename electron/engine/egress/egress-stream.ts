@@ -5,7 +5,7 @@
 // destination or a stalled program holds at most one window here.
 import { Duplex } from 'node:stream';
 import { EGRESS_MAX_CHUNK, EGRESS_STREAM_WINDOW, HostFrame } from '../../../shared/contracts/runner.js';
-import { encodeCredit, encodeFrame, RunnerProtocolError } from '../runner/frame-codec.js';
+import { encodeCredit, encodeFrame, encodeFrameHead, RunnerProtocolError } from '../runner/frame-codec.js';
 
 interface PendingWrite {
   chunk: Buffer;
@@ -29,7 +29,8 @@ export class EgressStream extends Duplex {
 
   constructor(
     readonly streamId: number,
-    private readonly send: (frame: Buffer) => void,
+    /** A whole frame, or a header and the payload to follow it unchanged. */
+    private readonly send: (frame: Buffer, payload?: Buffer) => void,
   ) {
     super({ allowHalfOpen: true });
   }
@@ -101,7 +102,7 @@ export class EgressStream extends Duplex {
     const p = this.pending;
     while (p && this.sendCredit > 0 && p.offset < p.chunk.length) {
       const n = Math.min(p.chunk.length - p.offset, this.sendCredit, EGRESS_MAX_CHUNK);
-      this.send(encodeFrame(HostFrame.stdin, this.streamId, p.chunk.subarray(p.offset, p.offset + n)));
+      this.send(encodeFrameHead(HostFrame.stdin, this.streamId, n), p.chunk.subarray(p.offset, p.offset + n));
       p.offset += n;
       this.sendCredit -= n;
       this.bytesToSandbox += n;

@@ -119,7 +119,7 @@ export class ForwardSession {
     if (frame.type === RunnerFrame.fatal) throw new RunnerProtocolError(`it gave up: ${frame.payload.subarray(4, 300).toString('utf8')}`);
     if (frame.type === RunnerFrame.open) {
       if (frame.id === 0 || frame.payload.length || this.streams.has(frame.id)) throw new RunnerProtocolError('a malformed OPEN');
-      const stream = new EgressStream(frame.id, (bytes) => this.send(bytes));
+      const stream = new EgressStream(frame.id, (bytes, payload) => this.send(bytes, payload));
       if (this.streams.size >= MAX_OPEN_STREAMS) {
         stream.destroy();
         return;
@@ -146,8 +146,14 @@ export class ForwardSession {
     } else throw new RunnerProtocolError(`frame 0x${frame.type.toString(16)} on an egress stream`);
   }
 
-  private send(frame: Buffer): void {
-    if (!this.endedReason && !this.channel.destroyed) this.channel.write(frame);
+  /** Header and payload go out corked: one write to the engine, without copying the payload into a frame first. */
+  private send(frame: Buffer, payload?: Buffer): void {
+    if (this.endedReason || this.channel.destroyed) return;
+    if (!payload) return void this.channel.write(frame);
+    this.channel.cork();
+    this.channel.write(frame);
+    this.channel.write(payload);
+    this.channel.uncork();
   }
 
   /** Ends the session (once): every connection on it is cut. */

@@ -60,13 +60,18 @@ export class FrameDecoder {
   }
 }
 
-export function encodeFrame(type: number, id: number, payload: Buffer = Buffer.alloc(0)): Buffer {
-  if (payload.length > RUNNER_MAX_PAYLOAD) throw new RangeError('frame payload over the protocol limit');
+/** A frame's header alone, for a payload written after it as it is (no copy of bulk data into a new frame). */
+export function encodeFrameHead(type: number, id: number, length: number): Buffer {
+  if (length > RUNNER_MAX_PAYLOAD) throw new RangeError('frame payload over the protocol limit');
   const head = Buffer.alloc(RUNNER_HEADER_BYTES);
-  head.writeUInt32BE(payload.length, 0);
+  head.writeUInt32BE(length, 0);
   head[4] = type;
   head.writeUInt32BE(id, 5);
-  return Buffer.concat([head, payload]);
+  return head;
+}
+
+export function encodeFrame(type: number, id: number, payload: Buffer = Buffer.alloc(0)): Buffer {
+  return Buffer.concat([encodeFrameHead(type, id, payload.length), payload]);
 }
 
 function str(s: string): Buffer {
