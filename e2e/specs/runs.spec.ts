@@ -209,4 +209,25 @@ test.describe('runs', () => {
     await expect(runs.call(2)).toHaveAttribute('data-status', 'denied');
     await expect(runs.call(2).getByTestId('call-approval')).toContainText('nobody answered');
   });
+
+  test('the Changes tab shows what a run changed in /workspace, as text, never as HTML', async ({ app, serve, runId }) => {
+    const runs = new RunsPage(app.page);
+    const agent = HttpAgent.create(serve, `${runId}-changer`);
+    const box = await agent.createSandbox({ name: `${runId}-changes-box`, labels: { [TEST_LABEL_KEY]: runId } });
+    const r = await agent.exec(box.id, ['sh', '-c', "printf '<b id=\"injected\">bold</b>\\n' > page.html && printf 'x = 1\\n' > app.py"]);
+    expect(r.exit?.code).toBe(0);
+    await runs.open();
+    await runs.select(agent.name);
+    await app.page.getByTestId('run-tab-changes').click();
+    const changes = app.page.getByTestId('run-changes');
+    await expect(changes.getByTestId('run-changes-totals')).toContainText('2 added, 0 modified, 0 deleted');
+    await expect(changes.locator('[data-testid="run-changes-diff"][data-path="app.py"]')).toHaveText(
+      '--- /dev/null\n+++ b/app.py\n@@ -0,0 +1 @@\n+x = 1\n',
+    );
+    await expect(changes.locator('[data-testid="run-changes-diff"][data-path="page.html"]')).toContainText('+<b id="injected">bold</b>');
+    await expect(app.page.locator('#injected')).toHaveCount(0);
+    await app.screenshot('run-changes');
+    await app.page.getByTestId('run-tab-calls').click();
+    await expect(runs.call(1)).toBeVisible();
+  });
 });

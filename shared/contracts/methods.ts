@@ -10,6 +10,7 @@ import { SandboxRefSchema, SandboxSpecSchema, type SandboxInfo } from '../types/
 import type { PoolStatus } from '../types/pool.js';
 import { ExecRequestSchema, TerminalSizeSchema, type ExecResult } from '../types/exec.js';
 import { AttestRequestSchema, type Attestation } from '../types/attestation.js';
+import type { WorkspaceDiff } from '../types/diff.js';
 import { ApprovalDecideSchema, RunQuerySchema, type ApprovalInfo, type RunDetail, type RunInfo } from '../types/run.js';
 import {
   LedgerBrowseSchema,
@@ -84,6 +85,8 @@ export const UiMethods = {
 
   'run.list': { target: 'gateway', params: RunQuerySchema, response: answer<RunInfo[]>() },
   'run.get': { target: 'gateway', params: z.object({ id: z.string().min(1).max(64) }).strict(), response: answer<RunDetail>() },
+  /** What the run changed in its sandbox's /workspace (the Changes tab): texts from a sandbox, shown as text only. */
+  'run.diff': { target: 'gateway', params: z.object({ id: z.string().min(1).max(64) }).strict(), response: answer<WorkspaceDiff>() },
   'approval.list': { target: 'gateway', params: Empty, response: answer<ApprovalInfo[]>() },
   'approval.decide': { target: 'gateway', params: ApprovalDecideSchema, response: answer<ApprovalInfo>() },
 

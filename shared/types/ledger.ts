@@ -288,3 +288,5 @@ export const NetClosedPayloadSchema = z
   })
   .strict();
 export type NetClosedPayload = z.infer<typeof NetClosedPayloadSchema>;
+
+// `run.exported` (a run's changes taken home as a patch or a branch): RunExportedPayloadSchema in run-export.ts.

@@ -7,6 +7,7 @@ import { ensureWardenHome } from '../../engine/paths.js';
 import type { AgentClient } from '../../server/client.js';
 import { findServer } from '../../server/server-file.js';
 import { printJson, runCommand } from '../output.js';
+import { registerRunExport } from './run-export.js';
 
 async function client(): Promise<AgentClient> {
   const home = ensureWardenHome();
@@ -67,6 +68,7 @@ export function registerRun(program: Command): void {
         printDiff(!!o.json, await (await client()).request('run.diff', { params: { run: id } }));
       }),
     );
+  registerRunExport(run, client);
   run
     .command('follow')
     .description('print the run, then each call as it changes, until the run ends')

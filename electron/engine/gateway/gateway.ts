@@ -196,6 +196,10 @@ export class Gateway implements GatewayMethodHandlers {
     return this.runs.detail(p.id);
   }
 
+  async 'run.diff'(p: GatewayMethodParams<'run.diff'>): Promise<WorkspaceDiff> {
+    return this.diffRun(p.id);
+  }
+
   async 'approval.list'(): Promise<ApprovalInfo[]> {
     return this.approvals.list();
   }

@@ -1,8 +1,10 @@
-// One run: who and where, its budgets spent, and its timeline of tool calls in order, live.
-import { useLayoutEffect, useRef } from 'react';
+// One run: who and where, its budgets spent, and its timeline of tool calls in order, live; or, on its
+// Changes tab, what it changed in the sandbox's /workspace.
+import { useLayoutEffect, useRef, useState } from 'react';
 import { useStore } from '../../store/index.js';
 import { BudgetGauges } from './BudgetGauges.js';
 import { CallItem } from './CallItem.js';
+import { RunChanges } from './RunChanges.js';
 import { formatClock, runTitle } from './run-format.js';
 
 const SHOWN = 300;
@@ -15,11 +17,12 @@ export function RunDetail({ runId }: { runId: string }) {
   const sandboxKnown = useStore((s) => !!(run?.sandboxId && s.sandboxes[run.sandboxId]));
   const scroller = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
+  const [tab, setTab] = useState<'calls' | 'changes'>('calls');
   const count = calls?.length ?? 0;
   useLayoutEffect(() => {
     const el = scroller.current;
     if (el && stick.current) el.scrollTop = el.scrollHeight;
-  }, [count, runId]);
+  }, [count, runId, tab]);
   if (!run) {
     return (
       <div className="run-detail empty" data-testid="run-detail-missing">
@@ -69,7 +72,24 @@ export function RunDetail({ runId }: { runId: string }) {
         </span>
       </header>
       <BudgetGauges run={run} />
+      <div className="run-tabs" role="tablist" aria-label="Run views">
+        {(['calls', 'changes'] as const).map((t) => (
+          <button
+            key={t}
+            type="button"
+            role="tab"
+            aria-selected={tab === t}
+            className={`btn${tab === t ? ' primary' : ''}`}
+            onClick={() => setTab(t)}
+            data-testid={`run-tab-${t}`}
+          >
+            {t === 'calls' ? 'Calls' : 'Changes'}
+          </button>
+        ))}
+      </div>
+      {tab === 'changes' ? <RunChanges runId={run.id} /> : null}
       <div
+        hidden={tab !== 'calls'}
         className="timeline-scroll"
         ref={scroller}
         onScroll={(e) => {
