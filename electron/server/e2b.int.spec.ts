@@ -292,6 +292,24 @@ describe('the e2b SDK against Warden', () => {
     }
   });
 
+  it("trips the run's breaker when commands keep failing; the SDK is told Warden's breaker is open", async () => {
+    // The default policy opens the breaker after 8 failures in a row; earlier cases may have left some.
+    const outcomes: string[] = [];
+    for (let i = 0; i < 9 && outcomes.at(-1) !== 'refused'; i++) {
+      const err = await failure(sbx.commands.run('exit 1'));
+      outcomes.push(err instanceof CommandExitError ? 'exit 1' : 'refused');
+      if (!(err instanceof CommandExitError)) expect(err.message).toContain("Warden's breaker is open");
+    }
+    expect(outcomes.at(-1)).toBe('refused');
+    expect(outcomes).toContain('exit 1');
+    // Files go through the same run, so they are refused too, with the same words.
+    expect((await failure(sbx.files.write('after-breaker.txt', 'x'))).message).toContain("Warden's breaker is open");
+    const run = ts.server.gateway.runs.list({ agent: AGENT }).find((r) => r.sandboxId === sbx.sandboxId)!;
+    expect(run.breaker.state).toBe('open');
+    const denied = ts.audit.entries.filter((e) => e.kind === 'policy.denied' && e.sandboxId === sbx.sandboxId);
+    expect(denied.map((e) => JSON.stringify(e.payload)).filter((p) => p.includes('"breaker"'))).toHaveLength(2);
+  });
+
   it('kills the sandbox', async () => {
     await sbx.kill();
     expect(await Sandbox.kill(sbx.sandboxId)).toBe(false);

@@ -70,7 +70,12 @@ export function e2bFailure(err: unknown): E2bFailure {
   const hint = info.hint ? ` (${info.hint})` : '';
   if (err instanceof E2bAlreadyExists) return { status: 409, connect: 'already_exists', message: info.message };
   if (err instanceof E2bUnsupported) return { status: 501, connect: 'unimplemented', message: `${info.message}${hint}` };
-  // Every refusal of the gateway (policy, approvals, budgets, the breaker) is Warden's policy speaking.
+  // An open breaker is no rule against this call but a run failing too often: said apart, so the agent's
+  // author looks at why its calls fail rather than at the policy (the message says when to retry). Not
+  // `unavailable`: the SDK reads that as a sandbox no longer running.
+  if (isGatewayDenial(err) && err.reason === 'breaker')
+    return { status: 403, connect: 'permission_denied', message: `Warden's breaker is open: ${info.message}${hint}` };
+  // Every other refusal of the gateway (policy, approvals, budgets) is Warden's policy speaking.
   if (isGatewayDenial(err) || info.code === 'E_POLICY_DENIED')
     return { status: status === 503 ? 403 : status, connect: 'permission_denied', message: `Warden policy: ${info.message}${hint}` };
   return { status, connect: BY_CODE[info.code] ?? 'internal', message: `${info.message}${hint}` };
