@@ -34,7 +34,8 @@ export class TokenStore extends EventEmitter<{ revoked: [string[]] }> {
   private readonly userFile: string;
   private tokens: StoredToken[] = [];
   private digests: Buffer[] = [];
-  private mtimeMs = -1;
+  /** What the file looked like when last read: each save is a new file (a rename), so its inode tells two saves in one clock tick apart. */
+  private seen = '';
   private readonly lastUsed = new Map<string, string>();
 
   constructor(readonly home: string) {
@@ -45,16 +46,17 @@ export class TokenStore extends EventEmitter<{ revoked: [string[]] }> {
   }
 
   private reload(): void {
-    let mtime: number;
+    let version: string;
     try {
-      mtime = statSync(this.file).mtimeMs;
+      const st = statSync(this.file);
+      version = `${st.ino}:${st.mtimeMs}:${st.size}`;
     } catch {
-      mtime = -1;
+      version = 'absent';
     }
-    if (mtime === this.mtimeMs) return;
-    this.mtimeMs = mtime;
+    if (version === this.seen) return;
+    this.seen = version;
     const active = new Set(this.tokens.flatMap((t) => (t.revokedAt === null ? [t.id] : [])));
-    if (mtime < 0) {
+    if (version === 'absent') {
       this.tokens = [];
     } else {
       const parsed = JSON.parse(readFileSync(this.file, 'utf8')) as TokenFile;
@@ -89,7 +91,7 @@ export class TokenStore extends EventEmitter<{ revoked: [string[]] }> {
     writeFileSync(tmp, `${JSON.stringify({ version: 1, tokens: this.tokens } satisfies TokenFile, null, 2)}\n`, { mode: 0o600 });
     chmodSync(tmp, 0o600);
     renameSync(tmp, this.file);
-    this.mtimeMs = -1;
+    this.seen = '';
     this.reload();
   }
 
