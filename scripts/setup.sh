@@ -67,10 +67,15 @@ fi
 
 # --- podman ------------------------------------------------------------------
 command -v podman >/dev/null || fail podman "podman not on PATH after install"
-if ! info="$(timeout 120 podman info --format '{{.Version.Version}} {{.Host.OCIRuntime.Name}} {{.Host.CgroupsVersion}} {{.Host.CgroupManager}} {{.Store.GraphDriverName}}' 2>&1)"; then
-  printf '%s\n' "$info" >&2
+# Warnings go to their own file: on a fresh machine Podman warns about CNI plugins it does not use
+# (the engine uses netavark), and mixed into the answer they garbled this summary line.
+info_err="$(mktemp)"
+if ! info="$(timeout 120 podman info --format '{{.Version.Version}} {{.Host.OCIRuntime.Name}} {{.Host.CgroupsVersion}} {{.Host.CgroupManager}} {{.Store.GraphDriverName}}' 2>"$info_err")"; then
+  cat "$info_err" >&2
+  rm -f "$info_err"
   fail podman "'podman info' fails: check /etc/containers/storage.conf and that /var/lib/containers is writable"
 fi
+rm -f "$info_err"
 read -r pm_version pm_runtime pm_cgroups pm_cgmanager pm_driver <<<"$info"
 say podman "ok: podman $pm_version, default runtime $pm_runtime, cgroups $pm_cgroups ($pm_cgmanager), storage $pm_driver"
 
