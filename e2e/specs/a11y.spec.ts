@@ -87,8 +87,8 @@ test('every view passes axe at 1280×800', async ({ app, serve, runId, browser }
   const asked = agent.writeFile(box.id, `${ASK_PATH}/a11y.txt`, 'proposed\n').catch((err: unknown) => err);
   await expect(runs.approval(`${ASK_PATH}/a11y.txt`).getByTestId('approval-effect-text')).toBeVisible();
   await expectAccessible(app, 'approval with a diff');
-  await runs.answer(runs.approval(`${ASK_PATH}/a11y.txt`), 'deny');
-  await asked;
+  await runs.answer(runs.approval(`${ASK_PATH}/a11y.txt`), 'approve-once');
+  expect(await asked).toMatchObject({ bytes: 9 });
 
   await runs.open();
   await runs.select(agent.name);

@@ -155,6 +155,7 @@ test('every view at 1024×640, 1280×800, 1920×1080 and 2560×1440', async ({ a
   await runs.answer(prompt, 'deny');
   await write;
 
+  await app.go('sandboxes');
   await app.sandboxes.open(box.name);
   await review.tab('snapshots');
   const remove = await review.ask('remove', 'sized');
