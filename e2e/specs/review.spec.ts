@@ -82,6 +82,7 @@ test.describe('review a sandbox', () => {
     const oldId = await app.page.getByTestId('sandbox-detail').locator('.view-head .mono').first().textContent();
     await reset.getByTestId('confirm-snapshot-reset').click();
     await expect(review.progress).toContainText(`Resetting ${name} to before`);
+    await app.screenshot('sandbox-reset-progress');
     await expect(review.done).toContainText(`${name} is back at before`, { timeout: 90_000 });
     await expect(review.error).toHaveCount(0);
     // The same name, a new container, the file as it was, the agent's extra file gone.
