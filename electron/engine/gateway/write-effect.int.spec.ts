@@ -104,6 +104,21 @@ describe('approval that shows the effect', () => {
     expect(await contents('src/conf.txt')).toBe('safe=1\nextra=1\n');
   });
 
+  it('asks before a removal too (a summary, no diff); denied, the file stays', async () => {
+    const g = gateway!;
+    let asked!: (a: ApprovalInfo) => void;
+    const requested = new Promise<ApprovalInfo>((resolve) => (asked = resolve));
+    const off = w!.engine.events.on('approval.requested', asked);
+    const removal = g.files.remove(bot, box, 'src/app.py').catch((err: unknown) => err);
+    const approval = await requested;
+    off();
+    expect(approval).toMatchObject({ tool: 'file.remove', summary: 'remove /workspace/src/app.py' });
+    expect(approval.effect).toBeUndefined();
+    g.approvals.decide(approval.id, 'deny', 'tester');
+    expect(await removal).toMatchObject({ code: 'E_POLICY_DENIED' });
+    expect(await contents('src/app.py')).toBe('import os\nx = 2\nprint(x)\n');
+  });
+
   it('asks only for changes: reads under an ask rule pass, and the user is never asked', async () => {
     expect((await gateway!.files.read(bot, box, 'src/app.py')).toString()).toBe('import os\nx = 2\nprint(x)\n');
     await gateway!.files.write(user, box, 'src/app.py', Buffer.from('by the user\n'));
