@@ -9,6 +9,8 @@ import { TEST_LABEL_KEY } from '../fixtures/podman.js';
 import type { AppPage } from '../pages/app-page.js';
 import { RunsPage } from '../pages/runs-page.js';
 import { LedgerPage } from '../pages/ledger-page.js';
+import { ReviewPage } from '../pages/review-page.js';
+import { ASK_PATH } from '../fixtures/policy.js';
 
 async function expectAccessible(app: AppPage, view: string, page: Page = app.page): Promise<void> {
   // The terminal's rows are xterm's own rendering, not ours to label.
@@ -57,9 +59,40 @@ test('every view passes axe at 1280×800', async ({ app, serve, runId, browser }
   await expect(app.detail.terminalStatus).toHaveText('connected');
   await expectAccessible(app, 'sandbox detail');
 
+  // The detail's review tabs: a diff both ways, and snapshots with one in the list and each dialog.
+  const review = new ReviewPage(page);
+  await agent.exec(box.id, ['sh', '-c', "printf 'one\\ntwo\\n' > notes.txt"]);
+  await review.tab('changes');
+  await expect(review.diff('notes.txt')).toBeVisible();
+  await expectAccessible(app, 'sandbox changes');
+  await page.getByTestId('sandbox-changes-layout-split').click();
+  await expect(review.split('notes.txt')).toBeVisible();
+  await expectAccessible(app, 'sandbox changes side by side');
+  await review.tab('snapshots');
+  await review.take('a11y');
+  await expectAccessible(app, 'snapshots');
+  for (const kind of ['reset', 'fork'] as const) {
+    await review.ask(kind, 'a11y');
+    await expectAccessible(app, `snapshot ${kind} dialog`);
+    await page.keyboard.press('Escape');
+    await expect(review.dialog(kind)).toHaveCount(0);
+  }
+  const remove = await review.ask('remove', 'a11y');
+  await expectAccessible(app, 'snapshot remove dialog');
+  await remove.getByTestId('confirm-snapshot-remove').click();
+  await expect(review.row('a11y')).toHaveCount(0);
+  await review.tab('shell');
+
+  // A write that asks, with its diff in the prompt.
+  const asked = agent.writeFile(box.id, `${ASK_PATH}/a11y.txt`, 'proposed\n').catch((err: unknown) => err);
+  await expect(runs.approval(`${ASK_PATH}/a11y.txt`).getByTestId('approval-effect-text')).toBeVisible();
+  await expectAccessible(app, 'approval with a diff');
+  await runs.answer(runs.approval(`${ASK_PATH}/a11y.txt`), 'approve-once');
+  expect(await asked).toMatchObject({ bytes: 9 });
+
   await runs.open();
   await runs.select(agent.name);
-  await expect(runs.calls()).toHaveCount(2);
+  await expect(runs.calls()).toHaveCount(4);
   await expectAccessible(app, 'runs');
 
   await ledger.open();

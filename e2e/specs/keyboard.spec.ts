@@ -64,13 +64,16 @@ test('create, open and destroy a sandbox with the keyboard alone; arrows move th
   await expect(app.detail.root).toBeVisible();
 
   // Focus was nowhere, so the shell takes it when it opens; it takes Tab too, and Ctrl+Shift+↑ leaves
-  // it for the control before it: the sandbox's Destroy button.
+  // it for the control before it: the detail's last tab (Snapshots), and Shift+Tab from there goes
+  // back through the tabs to the sandbox's Destroy button.
   const shell = app.detail.terminal.locator('.xterm-helper-textarea');
   await expect(app.detail.terminalStatus).toHaveText('connected');
   await expect(shell).toBeFocused();
   await page.keyboard.press('Tab');
   await expect(shell).toBeFocused();
   await page.keyboard.press('Control+Shift+ArrowUp');
+  expect(await focused(page)).toMatchObject({ name: 'Snapshots', ring: true });
+  await tabTo(page, `Destroy ${name}`, 'Shift+Tab');
   expect(await focused(page)).toMatchObject({ name: `Destroy ${name}`, ring: true });
 
   // Destroy: Escape first (focus comes back), then for real.

@@ -11,6 +11,8 @@ import { checkLayout } from '../fixtures/layout-check.js';
 import type { AppPage } from '../pages/app-page.js';
 import { RunsPage } from '../pages/runs-page.js';
 import { LedgerPage } from '../pages/ledger-page.js';
+import { ReviewPage } from '../pages/review-page.js';
+import { ASK_PATH } from '../fixtures/policy.js';
 
 const SIZES = [
   { width: 1024, height: 640 },
@@ -41,7 +43,8 @@ test('every view at 1024×640, 1280×800, 1920×1080 and 2560×1440', async ({ a
   // One sandbox an agent made and ran a command in: a run with calls and ledger entries behind it.
   const agent = HttpAgent.create(serve, `${runId}-sizes-agent`);
   const box = await agent.createSandbox({ name: `${runId}-sizes-box-with-a-longer-name`, labels: { [TEST_LABEL_KEY]: runId } });
-  await agent.exec(box.id, ['sh', '-c', 'echo sized']);
+  await agent.exec(box.id, ['sh', '-c', "echo sized; printf 'x = 1\\ny = 2\\n' > sized.py"]);
+  const review = new ReviewPage(page);
   const row = app.sandboxes.row(box.name);
   await expect(row).toHaveAttribute('data-state', 'running');
   await expect(row.getByTestId('cpu-spark')).not.toHaveText('–', { timeout: 60_000 }); // the first stats sample
@@ -80,7 +83,23 @@ test('every view at 1024×640, 1280×800, 1920×1080 and 2560×1440', async ({ a
       expect((await page.getByTestId('terminal').boundingBox())!.y).toBeLessThan(terminal!.y);
       await page.getByTestId('toggle-graphs').click();
       await expect(page.getByTestId('chart-cpu')).toBeVisible();
+      // One snapshot in the list for the rest of the sizes (removed at the end).
+      await review.tab('snapshots');
+      await review.take('sized');
     }
+    await review.tab('changes');
+    await expect(review.diff('sized.py')).toBeVisible();
+    await expectSound(app, 'detail-changes', size);
+    await page.getByTestId('sandbox-changes-layout-split').click();
+    await expectSound(app, 'detail-changes-split', size);
+    await page.getByTestId('sandbox-changes-layout-unified').click();
+    await review.tab('snapshots');
+    await expect(review.row('sized')).toBeVisible();
+    await expectSound(app, 'detail-snapshots', size);
+    await review.ask('reset', 'sized');
+    await expectSound(app, 'snapshot-reset-dialog', size);
+    await escapeDialog(page, 'snapshot-reset-dialog');
+    await review.tab('shell');
 
     await runs.open();
     await runs.select(agent.name);
@@ -123,4 +142,23 @@ test('every view at 1024×640, 1280×800, 1920×1080 and 2560×1440', async ({ a
     await expect(prompts).toHaveCount(left);
   }
   for (const answer of await Promise.all(asks)) expect(answer.error?.code).toBe('E_POLICY_DENIED');
+
+  // A write's diff in its prompt, on the smallest window: it scrolls inside the strip.
+  const lines = Array.from({ length: 40 }, (_, i) => `line ${i}: ${'word '.repeat(i % 12)}`).join('\n');
+  const write = agent.writeFile(box.id, `${ASK_PATH}/long.txt`, `${lines}\n`).catch((err: unknown) => err);
+  const prompt = runs.approval(`${ASK_PATH}/long.txt`);
+  await expect(prompt.getByTestId('approval-effect-text')).toBeVisible();
+  expect((await runs.approvalsPanel.boundingBox())!.height, 'the strip with a diff leaves most of the window').toBeLessThanOrEqual(
+    small.height / 2,
+  );
+  await expectSound(app, 'approval-diff', small);
+  await runs.answer(prompt, 'deny');
+  await write;
+
+  await app.go('sandboxes');
+  await app.sandboxes.open(box.name);
+  await review.tab('snapshots');
+  const remove = await review.ask('remove', 'sized');
+  await remove.getByTestId('confirm-snapshot-remove').click();
+  await expect(review.row('sized')).toHaveCount(0);
 });

@@ -4,8 +4,9 @@
 import type { WorkspaceDiff } from '../../shared/types/diff.js';
 import { printJson } from './output.js';
 
+/** Text from a sandbox, safe to print: control and bidi characters become '?'. */
 // eslint-disable-next-line no-control-regex -- removing control characters is the point
-const clean = (text: string) => text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '?');
+export const clean = (text: string) => text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '?');
 const MARK = { added: 'A', modified: 'M', deleted: 'D' } as const;
 
 export function formatDiff(d: WorkspaceDiff): string {

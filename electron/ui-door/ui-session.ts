@@ -19,6 +19,7 @@ import type { StatsHub } from './stats-hub.js';
 import { ByteBatcher, OutputBatcher } from '../engine/output-batcher.js';
 import { parseWith } from '../../shared/contracts/parse.js';
 import { UI_EVENTS } from './ui-events.js';
+import { ReviewMethods } from '../engine/gateway/review-methods.js';
 
 const MAX_TERMINALS = 16;
 /** Terminal output: a keystroke's echo at once, a burst joined for 5 ms or up to 256 KiB. */
@@ -130,6 +131,7 @@ export class UiSession {
     engine: () => this.source.current(),
     session: () => this.sessionMethods,
     gateway: () => this.source.gateway(),
+    review: () => new ReviewMethods(this.source.gateway(), this.who),
     ledger: () => this.source.ledgerReader(),
   };
 

@@ -1,7 +1,8 @@
 // The one typed method map every UI door speaks (IPC, the web shell's WebSocket; the CLI in-process
 // uses its engine methods). Each method has a zod schema for its request, checked at the door, a
 // response type, and the target that answers it: the engine, the connection's own session
-// (terminals, stats), the gateway (runs and approvals) or the ledger view. Handlers and clients are
+// (terminals, stats), the gateway (runs and approvals), the person's review of a sandbox (its diff
+// and snapshots, through the gateway as that person) or the ledger view. Handlers and clients are
 // typed from this map, never by hand.
 import { z } from 'zod';
 import { answer } from './answer.js';
@@ -11,6 +12,7 @@ import type { PoolStatus } from '../types/pool.js';
 import { ExecRequestSchema, TerminalSizeSchema, type ExecResult } from '../types/exec.js';
 import { AttestRequestSchema, type Attestation } from '../types/attestation.js';
 import type { WorkspaceDiff } from '../types/diff.js';
+import { ForkRequestSchema, ResetRequestSchema, SnapshotTagSchema, type SnapshotInfo } from '../types/snapshot.js';
 import { ApprovalDecideSchema, RunQuerySchema, type ApprovalInfo, type RunDetail, type RunInfo } from '../types/run.js';
 import {
   LedgerBrowseSchema,
@@ -35,9 +37,11 @@ export interface ExecRunResponse extends ExecResult {
 
 /**
  * Who answers a method: the engine; the connection's session (streams a UI holds open live per
- * connection in the door, their output coming back as events); the gateway; the ledger view.
+ * connection in the door, their output coming back as events); the gateway; the person's review of a
+ * sandbox (gateway verbs called as the window's person, so they are filed and recorded like the CLI's);
+ * the ledger view.
  */
-export type MethodTarget = 'engine' | 'session' | 'gateway' | 'ledger';
+export type MethodTarget = 'engine' | 'session' | 'gateway' | 'review' | 'ledger';
 
 export const UiMethods = {
   'engine.info': { target: 'engine', params: Empty, response: answer<ConnectionInfo>() },
@@ -89,6 +93,24 @@ export const UiMethods = {
   'run.diff': { target: 'gateway', params: z.object({ id: z.string().min(1).max(64) }).strict(), response: answer<WorkspaceDiff>() },
   'approval.list': { target: 'gateway', params: Empty, response: answer<ApprovalInfo[]>() },
   'approval.decide': { target: 'gateway', params: ApprovalDecideSchema, response: answer<ApprovalInfo>() },
+
+  /** The sandbox's whole /workspace diff since its create, reset or fork (the detail view's Changes tab). */
+  'sandbox.diff': { target: 'review', params: RefRequest, response: answer<WorkspaceDiff>() },
+  'snapshot.list': { target: 'review', params: RefRequest, response: answer<SnapshotInfo[]>() },
+  'snapshot.take': {
+    target: 'review',
+    params: z.object({ ref: SandboxRefSchema, tag: SnapshotTagSchema.optional() }).strict(),
+    response: answer<SnapshotInfo>(),
+  },
+  'snapshot.remove': {
+    target: 'review',
+    params: z.object({ ref: SandboxRefSchema, tag: SnapshotTagSchema }).strict(),
+    response: answer<SnapshotInfo>(),
+  },
+  /** Back to a snapshot under the same name (a new container id); what was done since is lost. */
+  'snapshot.reset': { target: 'review', params: ResetRequestSchema.extend({ ref: SandboxRefSchema }), response: answer<SandboxInfo>() },
+  /** A new sandbox from a snapshot, beside the original. */
+  'snapshot.fork': { target: 'review', params: ForkRequestSchema.extend({ ref: SandboxRefSchema }), response: answer<SandboxInfo>() },
 
   'ledger.summary': { target: 'ledger', params: Empty, response: answer<LedgerSummary>() },
   'ledger.entries': { target: 'ledger', params: LedgerBrowseSchema, response: answer<LedgerEntriesPage>() },

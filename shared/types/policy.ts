@@ -24,7 +24,8 @@ export const CommandRuleSchema = z
   .strict();
 export type CommandRule = z.output<typeof CommandRuleSchema>;
 
-export const PATH_ACCESS = ['read-only', 'hidden'] as const;
+/** hidden: not there for agents; read-only: never changed by them; ask: a person approves each change, shown its diff. */
+export const PATH_ACCESS = ['read-only', 'hidden', 'ask'] as const;
 export const PathRuleSchema = z
   .object({
     /** A glob on the path under /workspace ("**" crosses directories), e.g. "/workspace/.git/**". */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ApprovalEffect } from './approval-effect.js';
 import type { Budgets, PolicyAction } from './policy.js';
 
 // Runs and tool calls: what agents did, in order, with each decision and result. Pushed live to the UI.
@@ -151,6 +152,8 @@ export interface ApprovalInfo {
   /** Each program of the command that needs this approval, with the rule that asks: what it covers. */
   programs: string[];
   reason: string;
+  /** What the call would change (a file write's diff), computed when the ask was raised; its sha256 is in the decision's entry. */
+  effect?: ApprovalEffect;
   requestedAt: string;
   deadline: string;
   status: 'pending' | 'approved' | 'denied' | 'timeout';

@@ -97,6 +97,12 @@ export function registerRun(program: Command): void {
         for (const a of list) {
           process.stdout.write(`${a.id}  ${a.agent}  ${a.summary}  (until ${a.deadline}: ${a.reason})\n`);
           for (const p of a.programs ?? []) process.stdout.write(`    needs approval: ${p}\n`);
+          // A write's diff, from inside a sandbox: its control characters never reach the terminal.
+          if (a.effect) {
+            const { clean } = await import('../diff-format.js');
+            process.stdout.write(`    effect (sha256 ${a.effect.sha256}):\n`);
+            for (const line of clean(a.effect.text).replace(/\n$/, '').split('\n')) process.stdout.write(`      ${line}\n`);
+          }
         }
       }),
     );

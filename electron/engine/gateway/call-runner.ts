@@ -179,6 +179,9 @@ export class CallRunner {
     call.status = 'awaiting-approval';
     call.decision = decision;
     this.runs.callChanged(call);
+    // What the person is shown is what the decision binds: the effect's digest goes on the call and in the entry.
+    const effect = await verdict.effect?.();
+    if (effect) call.digests = { ...call.digests, effect: effect.sha256 };
     const approval = await this.approvals.request(
       {
         runId: run.id,
@@ -189,6 +192,7 @@ export class CallRunner {
         summary: verdict.summary,
         programs: verdict.programs ?? [],
         reason: verdict.reason,
+        ...(effect ? { effect } : {}),
       },
       spec.policy.approvals.timeoutMs,
       (info) => spec.hooks?.onApproval?.({ id: info.id, deadline: info.deadline, reason: verdict.reason }),
@@ -219,6 +223,9 @@ export class CallRunner {
       by: approval.decidedBy,
       requestedAt: approval.requestedAt,
       decidedAt: approval.decidedAt,
+      ...(effect
+        ? { effect: { path: effect.path, kind: effect.kind, sha256: effect.sha256, before: effect.before, after: effect.after } }
+        : {}),
     });
     if (approval.decision === 'approve-run') for (const s of scopes) run.approvedForRun.add(s);
     if (approved) return { decision: decided };

@@ -2,6 +2,7 @@
 // verdict, the body that reaches the engine and how its result fills the call, and how its
 // arguments are kept on the record (bounded, so an agent cannot grow the ledger with one call).
 import { createHash } from 'node:crypto';
+import type { ApprovalEffect } from '../../../shared/types/approval-effect.js';
 import type { PolicyAction } from '../../../shared/types/policy.js';
 import type { DenyReason, ToolCallInfo, ToolName } from '../../../shared/types/run.js';
 import type { SandboxInfo } from '../../../shared/types/sandbox.js';
@@ -33,6 +34,8 @@ export interface PolicyVerdict {
   /** For the approval prompt: the whole command (or path), and each program that needs the approval. */
   summary: string;
   programs?: string[];
+  /** For an ask: what the call would change (a write's diff), computed before the person is asked and shown to them. */
+  effect?: () => Promise<ApprovalEffect>;
 }
 
 export interface CallHooks {

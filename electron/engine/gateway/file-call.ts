@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { WardenError } from '../../../shared/errors.js';
 import type { DirMade, FileList, FileMoved, FileWritten } from '../../../shared/types/api.js';
+import type { ApprovalEffect } from '../../../shared/types/approval-effect.js';
 import type { ToolCallInfo } from '../../../shared/types/run.js';
 import type { SandboxInfo } from '../../../shared/types/sandbox.js';
 import type { CallRef, WardenEngine } from '../engine.js';
@@ -12,6 +13,7 @@ import type { AgentContext, CallHooks, SandboxCall } from './call-spec.js';
 import { fileVerdict, pathAccess } from './path-policy.js';
 import type { EffectivePolicy } from './policy-load.js';
 import type { Run } from './runs.js';
+import { currentFile, stillAsShown, writeEffect } from './write-effect.js';
 
 export type FileOp = 'read' | 'write' | 'list' | 'mkdir' | 'remove' | 'move';
 
@@ -25,6 +27,8 @@ export interface FileVerb<T> {
   settle: (call: ToolCallInfo, value: T) => void;
   /** A second path the op writes (a move's destination), checked like the first. */
   target?: string;
+  /** What the op would change, for a person asked to approve it (write-effect.ts). */
+  preview?: (info: SandboxInfo, comps: string[]) => Promise<ApprovalEffect>;
 }
 
 /** The run's args for a file call (a write's digest is the call's, not the run's). */
@@ -48,7 +52,9 @@ export function fileSpec<T>(op: FileOp, ctx: AgentContext, path: string, hooks: 
         if (to.length === 0) throw new WardenError('E_BAD_INPUT', '/workspace is a directory; name the destination in it');
         fileVerdict(ctx, policy, workspacePath(to), true, op);
       }
-      return fileVerdict(ctx, policy, workspacePath(comps), WRITES.has(op), op);
+      const verdict = fileVerdict(ctx, policy, workspacePath(comps), WRITES.has(op), op);
+      const preview = verb.preview;
+      return verdict.action === 'ask' && preview ? { ...verdict, effect: () => preview(info, comps) } : verdict;
     },
     body: (call) => verb.act(info, comps, { runId: run.id, callId: call.id }, policy),
     settle: (call, value) => {
@@ -69,12 +75,22 @@ export function readVerb(engine: WardenEngine, path: string, maxBytes: number): 
   };
 }
 
-export function writeVerb(engine: WardenEngine, path: string, data: Buffer): FileVerb<FileWritten> {
+/**
+ * A write asked about shows its diff first (preview); approved, it goes ahead only over the file that
+ * diff was made against. `maxRead` bounds how much of the file there now is read for the diff.
+ */
+export function writeVerb(engine: WardenEngine, path: string, data: Buffer, maxRead: number): FileVerb<FileWritten> {
+  let shown: ApprovalEffect | null = null;
+  const now = (info: SandboxInfo, comps: string[]) => currentFile(engine.podman.connection, info.id, comps, maxRead);
   return {
     args: { path, bytes: data.length, sha256: sha256(data) },
-    act: (info, comps, call) => engine.files.writeFile(info, comps, data, call),
+    preview: async (info, comps) => (shown = writeEffect(comps, await now(info, comps), data)),
+    act: async (info, comps, call) => {
+      if (shown) stillAsShown(shown, await now(info, comps));
+      return engine.files.writeFile(info, comps, data, call);
+    },
     settle: (call, w) => {
-      call.digests = { content: w.sha256 };
+      call.digests = { ...call.digests, content: w.sha256 };
       call.bytes = { content: w.bytes };
     },
   };

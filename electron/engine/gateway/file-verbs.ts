@@ -25,7 +25,7 @@ export class FileVerbs {
     const max = this.policy().files.maxWriteBytes;
     if (data.length > max)
       throw new WardenError('E_TOO_LARGE', `the file is ${data.length} bytes, more than the ${max} the file API writes`);
-    return this.call('write', ctx, ref, path, hooks, writeVerb(this.engine, path, data));
+    return this.call('write', ctx, ref, path, hooks, writeVerb(this.engine, path, data, this.policy().files.maxReadBytes));
   }
 
   list(ctx: AgentContext, ref: string, path = '/workspace', hooks?: CallHooks): Promise<FileList> {

@@ -1,6 +1,7 @@
 // Pending `ask`s, wherever the user is: a strip at the top of every view (it covers nothing, unlike
 // a floating card over the view's own buttons), each saying who asks, in which sandbox, what and
-// why, with a countdown to its deadline and the three answers. Decided and timed-out ones leave
+// why (and, for a file write, the diff it would make), with a countdown to its deadline and the
+// three answers. Decided and timed-out ones leave
 // (the run's timeline keeps them). It never takes focus by itself (a keystroke meant for a terminal
 // must not approve anything); Alt+Shift+A jumps to the oldest one.
 import { useEffect, useMemo, useRef } from 'react';
@@ -12,6 +13,7 @@ import { useStore } from '../../store/index.js';
 import type { PendingApproval } from '../../store/runs-slice.js';
 import { formatCountdown } from '../runs/run-format.js';
 import { useNow } from '../runs/use-now.js';
+import { ApprovalEffectView } from './ApprovalEffect.js';
 import './approvals.css';
 
 const SHOWN = 3;
@@ -78,6 +80,7 @@ function ApprovalCard({ approval, now }: { approval: PendingApproval; now: numbe
         <pre className="approval-summary" data-testid="approval-summary" tabIndex={0}>
           {approval.summary}
         </pre>
+        {approval.effect ? <ApprovalEffectView effect={approval.effect} /> : null}
         {approval.programs.length ? (
           <ul className="approval-programs small" data-testid="approval-programs" aria-label="Programs this approval covers">
             {approval.programs.map((p) => (

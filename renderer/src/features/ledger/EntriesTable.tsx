@@ -35,7 +35,8 @@ function Details({ entry, bad }: { entry: LedgerEntry; bad: boolean }) {
           <dt>Prev hash</dt>
           <dd className="mono">{entry.prevHash}</dd>
         </dl>
-        <pre className="ledger-payload" data-testid="ledger-payload">
+        {/* A long payload scrolls: a tab stop, so the keyboard can scroll it too. */}
+        <pre className="ledger-payload" data-testid="ledger-payload" tabIndex={0} aria-label="Payload">
           {payloadJson(entry.payload)}
         </pre>
         <div className="actions">
