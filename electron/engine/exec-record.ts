@@ -3,7 +3,7 @@
 // then exec.finished with each stream's digest and preview, or exec.failed. The engine's execs all
 // come through here, so every door's command leaves the same record.
 import { createHash } from 'node:crypto';
-import type { ExecRequest, ExecResult } from '../../shared/types/exec.js';
+import type { ExecRequest, ExecResult, TerminalSize } from '../../shared/types/exec.js';
 import type { ExecRunResponse } from '../../shared/contracts/methods.js';
 import type { SandboxInfo } from '../../shared/types/sandbox.js';
 import { appendDurably, type AuditRecord, type AuditSink } from './audit-sink.js';
@@ -11,6 +11,7 @@ import { OutputPreview } from './output-preview.js';
 import type { PodmanConnection } from './podman/connection.js';
 import { egressOf } from './egress/egress-registry.js';
 import { argvOf, runExec, type ExecHandlers } from './podman/exec-session.js';
+import type { CommandInput } from './podman/exec-handlers.js';
 
 /** Entries to write in the same transaction as exec.started (a gateway's decision), and a hook once they are durable. */
 export interface ExecAudit {
@@ -39,6 +40,18 @@ export async function recordedExec(
   const err = new OutputPreview();
   const hashOut = createHash('sha256');
   const hashErr = createHash('sha256');
+  // Streamed input (a client's stdin, a PTY's keys) is hashed as it is given: the entry holds its digest.
+  const given = handlers.openInput ? { hash: createHash('sha256'), bytes: 0 } : null;
+  const openInput = (input: CommandInput) =>
+    handlers.openInput!({
+      write: (data) => {
+        given!.hash.update(data);
+        given!.bytes += data.length;
+        return input.write(data);
+      },
+      end: () => input.end(),
+      ...(input.resize ? { resize: (size: TerminalSize) => input.resize!(size) } : {}),
+    });
   try {
     audit.onRecorded?.();
     // The command's way out is up before it runs (this process may not be the one that started the sandbox).
@@ -57,10 +70,13 @@ export async function recordedExec(
       ...(handlers.drain ? { drain: handlers.drain } : {}),
       ...(handlers.allowance ? { allowance: handlers.allowance } : {}),
       ...(handlers.signal ? { signal: handlers.signal } : {}),
+      ...(handlers.openInput ? { openInput } : {}),
+      ...(handlers.pty ? { pty: handlers.pty } : {}),
     });
     const digests = { stdoutDigest: hashOut.digest('hex'), stderrDigest: hashErr.digest('hex') };
+    const input = given ? { stdinBytes: given.bytes, stdinDigest: given.hash.digest('hex') } : {};
     await appendDurably(r.audit, [
-      r.entry(sandbox.id, 'exec.finished', { argv, ...result, ...digests, stdoutPreview: out.text(), stderrPreview: err.text() }),
+      r.entry(sandbox.id, 'exec.finished', { argv, ...result, ...digests, ...input, stdoutPreview: out.text(), stderrPreview: err.text() }),
     ]);
     return { ...result, ...digests };
   } catch (error) {
