@@ -116,8 +116,20 @@ describe('the e2b SDK: stdin, connect and PTY against Warden', () => {
     expect((await sbx.commands.run('echo other')).stdout).toBe('other\n');
     expect(await sbx.files.write('still.txt', 'ok')).toBeTruthy();
     expect(settled).toBe(false);
+    // Writes piling up behind it are bounded: past 4 waiting, the next is refused at once.
+    const more = [1, 2, 3, 4].map(() =>
+      sbx.commands.sendStdin(handle.pid, 'y', { requestTimeoutMs: 0 }).then(
+        () => 'written',
+        (e: Error) => e.message,
+      ),
+    );
+    // One of them is refused at once; the others wait with the first until the command ends.
+    expect(await Promise.race(more)).toContain('already waiting');
     await handle.kill();
     expect((await failure(write)).message).toMatch(/ended/);
+    const outcomes = await Promise.all(more);
+    expect(outcomes.filter((o) => o.includes('already waiting'))).toHaveLength(1);
+    expect(outcomes.filter((o) => /ended/.test(o))).toHaveLength(3);
     expect(await failure(handle.wait())).toBeInstanceOf(CommandExitError);
   });
 

@@ -12,7 +12,7 @@ import type { ProcessSelectorSchema } from '../../../shared/types/e2b.js';
 import type { ProcessSendInputRequestSchema, ProcessUpdateRequestSchema } from '../../../shared/types/e2b-process.js';
 import type { StreamMeter } from '../stream-meter.js';
 import { ConnectStream } from './connect-protocol.js';
-import { Follower, type LiveProcess, type ProcessTable } from './process-table.js';
+import { Follower, MAX_WAITING_WRITES, type LiveProcess, type ProcessTable } from './process-table.js';
 
 type Selector = z.output<typeof ProcessSelectorSchema>;
 
@@ -62,8 +62,19 @@ export async function sendInput(
       entry.input === 'none' ? 'the command was started without stdin' : `the command takes its input as ${entry.input}, not ${kind}`,
       entry.input === 'none' ? 'start it with stdin: true' : undefined,
     );
+  if (entry.waitingWrites >= MAX_WAITING_WRITES)
+    throw new WardenError(
+      'E_TOO_LARGE',
+      `${MAX_WAITING_WRITES} writes are already waiting for the command to read its input`,
+      'wait for one of them before sending more',
+    );
   const data = Buffer.from('pty' in request.input ? request.input.pty : request.input.stdin, 'base64');
-  await (await entry.feed.ready).write(data);
+  entry.waitingWrites++;
+  try {
+    await (await entry.feed.ready).write(data);
+  } finally {
+    entry.waitingWrites--;
+  }
   return {};
 }
 

@@ -77,11 +77,15 @@ export interface LiveProcess extends ProcessInfo {
   followers: Set<Follower>;
   /** Followers of any kind still there, the starter included. */
   following: number;
+  /** SendInput calls waiting for the command to take their bytes (each holds its body in memory). */
+  waitingWrites: number;
 }
 
 const FIRST_PID = 1000;
 /** Clients attached to one command at once, beside its starter. */
 export const MAX_FOLLOWERS = 16;
+/** SendInput calls that may wait on one command at once: more are refused, so waiting bodies cannot pile up. */
+export const MAX_WAITING_WRITES = 4;
 
 export class ProcessTable {
   private next = FIRST_PID;
@@ -97,6 +101,7 @@ export class ProcessTable {
       running: false,
       followers: new Set(),
       following: 0,
+      waitingWrites: 0,
     };
     this.live.set(entry.pid, entry);
     this.follow(entry, gone);
