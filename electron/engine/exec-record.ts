@@ -34,7 +34,9 @@ export async function recordedExec(
   audit: ExecAudit,
 ): Promise<ExecResult & { stdoutDigest: string; stderrDigest: string }> {
   const argv = argvOf(request.cmd);
-  const started = r.entry(sandbox.id, 'exec.started', { argv, cwd: request.cwd ?? null, timeoutMs: request.timeoutMs ?? null });
+  // A command on a pseudo-terminal, or with input streamed while it runs, says so from its start.
+  const how = { ...(handlers.openInput ? { stdin: 'streamed' } : {}), ...(handlers.pty ? { pty: handlers.pty } : {}) };
+  const started = r.entry(sandbox.id, 'exec.started', { argv, cwd: request.cwd ?? null, timeoutMs: request.timeoutMs ?? null, ...how });
   await appendDurably(r.audit, [...(audit.before ?? []), started]);
   const out = new OutputPreview();
   const err = new OutputPreview();

@@ -234,6 +234,8 @@ describe('the e2b SDK: stdin, connect and PTY against Warden', () => {
       .toolCalls.filter((c) => c.tool === 'exec')
       .at(-1)!;
     expect(call.args).toMatchObject({ argv: ['/bin/bash', '-i', '-l'], stdin: 'streamed', pty: { cols: 80, rows: 24 } });
+    const started = ts.audit.entries.filter((e) => e.kind === 'exec.started' && e.sandboxId === sbx.sandboxId).at(-1)!;
+    expect(started.payload).toMatchObject({ argv: ['/bin/bash', '-i', '-l'], stdin: 'streamed', pty: { cols: 80, rows: 24 } });
     const finished = ts.audit.entries.filter((e) => e.kind === 'exec.finished' && e.sandboxId === sbx.sandboxId).at(-1)!;
     expect(finished.payload).toMatchObject({ exitCode: 0, stdoutDigest: sha256(Buffer.concat(bytes)) });
 
