@@ -97,6 +97,15 @@ describe('the e2b SDK: stdin, connect and PTY against Warden', () => {
       .toolCalls.filter((c) => c.tool === 'exec')
       .at(-1)!;
     expect(call.args).toMatchObject({ stdin: 'streamed' });
+    // A command that closes its stdin and goes on: what is sent after is refused, not silently dropped.
+    const closer = seen();
+    const closing = await sbx.commands.run('exec 0<&-; echo closed; sleep 300', { stdin: true, background: true, onStdout: closer.push });
+    await closer.until('closed');
+    await sbx.commands.sendStdin(closing.pid, 'x');
+    // The runner tried to write it before it starts this next command: its answer is in by then.
+    await sbx.commands.run('true');
+    expect((await failure(sbx.commands.sendStdin(closing.pid, 'y'))).message).toContain('closed its stdin');
+    await closing.kill();
     // A command started without stdin has none to write to.
     const plain = await sbx.commands.run('sleep 300', { background: true });
     expect((await failure(sbx.commands.sendStdin(plain.pid, 'x'))).message).toContain('started without stdin');
@@ -126,10 +135,11 @@ describe('the e2b SDK: stdin, connect and PTY against Warden', () => {
     // One of them is refused at once; the others wait with the first until the command ends.
     expect(await Promise.race(more)).toContain('already waiting');
     await handle.kill();
-    expect((await failure(write)).message).toMatch(/ended/);
+    // Killed, it closes its stdin and ends: the write held for it fails (whichever the runner says first).
+    expect((await failure(write)).message).toMatch(/ended|closed its stdin/);
     const outcomes = await Promise.all(more);
     expect(outcomes.filter((o) => o.includes('already waiting'))).toHaveLength(1);
-    expect(outcomes.filter((o) => /ended/.test(o))).toHaveLength(3);
+    expect(outcomes.filter((o) => /ended|closed its stdin/.test(o))).toHaveLength(3);
     expect(await failure(handle.wait())).toBeInstanceOf(CommandExitError);
   });
 
@@ -222,11 +232,18 @@ describe('the e2b SDK: stdin, connect and PTY against Warden', () => {
     await sbx.pty.resize(pty.pid, { cols: 100, rows: 30 });
     await sbx.pty.sendInput(pty.pid, new TextEncoder().encode('stty size\n'));
     await screen.until('30 100');
+    // A second client on the same terminal sees what comes from now on.
+    const viewer = seen();
+    const viewing = await sbx.pty.connect(pty.pid, { onData: (d) => viewer.push(new TextDecoder().decode(d)) });
+    await sbx.pty.sendInput(pty.pid, new TextEncoder().encode('echo joined$((1+1))\n'));
+    await Promise.all([viewer.until('joined2'), screen.until('joined2')]);
+    expect(viewer.text()).not.toContain('42x');
     // A PTY takes keys, not stdin; and it is one of the agent's commands.
     expect((await failure(sbx.commands.sendStdin(pty.pid, 'x'))).message).toContain('not stdin');
     expect((await sbx.commands.list()).map((p) => p.pid)).toContain(pty.pid);
     await sbx.pty.sendInput(pty.pid, new TextEncoder().encode('exit 0\n'));
     expect((await pty.wait()).exitCode).toBe(0);
+    expect((await viewing.wait()).exitCode).toBe(0);
 
     const run = ts.server.gateway.runs.list({ agent: AGENT }).find((r) => r.sandboxId === sbx.sandboxId)!;
     const call = ts.server.gateway.runs

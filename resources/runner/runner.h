@@ -52,9 +52,10 @@
  *   0x85 FAIL   str code (E_NOT_FOUND, E_BAD_INPUT, E_POLICY_DENIED, E_TOO_LARGE) | str message
  *   0x86 FATAL  (id 0) str message: the runner gives up (a bad frame from the host); it exits next.
  *   0x87 PONG   (id 0, empty) the answer to a PING.
- *   0x8a STDIN_CREDIT u32 bytes: that much of an EXEC's stdin left the runner (written into the
- *               command's stdin, or dropped because the command closed it): the host, which keeps at
- *               most RUNNER_STDIN_WINDOW bytes unacknowledged, may send that many more.
+ *   0x8a STDIN_CREDIT u32 bytes | u8 closed: that much of an EXEC's stdin left the runner (written
+ *               into the command's stdin, or dropped because it is closed: then `closed` is 1, and
+ *               whatever comes next is dropped too): the host, which keeps at most
+ *               RUNNER_STDIN_WINDOW bytes unacknowledged, may send that many more.
  *
  * A call ends with exactly one EXIT, DONE or FAIL; nothing is sent for its id after that.
  * Flow control: an EXEC's output never exceeds the credit granted, so the runner stops reading a

@@ -68,8 +68,9 @@ export const RunnerFrame = {
   open: 0x88,
   netCredit: 0x89,
   /**
-   * u32: that much of an EXEC's stdin left the runner (written into the command's stdin, or dropped
-   * because the command closed it); a host streaming stdin keeps at most RUNNER_STDIN_WINDOW unacknowledged.
+   * u32 bytes | u8 closed: that much of an EXEC's stdin left the runner (written into the command's
+   * stdin, or dropped because it is closed: then `closed` is 1); a host streaming stdin keeps at
+   * most RUNNER_STDIN_WINDOW unacknowledged.
    */
   stdinCredit: 0x8a,
 } as const;

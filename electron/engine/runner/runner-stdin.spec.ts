@@ -17,9 +17,10 @@ function fakeChannel() {
   return { channel, frames, sentBytes };
 }
 
-const credit = (n: number) => {
-  const p = Buffer.alloc(4);
+const credit = (n: number, closed = 0) => {
+  const p = Buffer.alloc(5);
   p.writeUInt32BE(n);
+  p[4] = closed;
   return p;
 };
 
@@ -62,7 +63,19 @@ describe('streamed stdin through the runner', () => {
     const { channel } = fakeChannel();
     const input = new RunnerStdin(channel, 1, false);
     expect(() => input.onCredit(credit(1))).toThrow(RunnerProtocolError);
-    expect(() => input.onCredit(Buffer.alloc(3))).toThrow(RunnerProtocolError);
+    expect(() => input.onCredit(Buffer.alloc(4))).toThrow(RunnerProtocolError);
+    expect(() => input.onCredit(credit(0, 2))).toThrow(RunnerProtocolError);
+  });
+
+  it('fails what waits, and what comes later, once the runner says the command closed its stdin', async () => {
+    const { channel, sentBytes } = fakeChannel();
+    const input = new RunnerStdin(channel, 1, false);
+    const pending = input.write(Buffer.alloc(RUNNER_STDIN_WINDOW + 10));
+    await settle();
+    input.onCredit(credit(RUNNER_STDIN_WINDOW, 1));
+    await expect(pending).rejects.toThrow('closed its stdin');
+    await expect(input.write(Buffer.from('x'))).rejects.toThrow('closed its stdin');
+    expect(sentBytes()).toBe(RUNNER_STDIN_WINDOW);
   });
 
   it('fails queued and later writes once the call is over, and sends nothing more', async () => {

@@ -26,11 +26,13 @@ export class RunnerStdin implements CommandInput {
 
   /** A STDIN_CREDIT frame: acknowledging more than was sent is a lie, and loses the runner. */
   onCredit(payload: Buffer): void {
-    if (payload.length !== 4) throw new RunnerProtocolError('a malformed STDIN_CREDIT frame');
+    if (payload.length !== 5 || payload[4]! > 1) throw new RunnerProtocolError('a malformed STDIN_CREDIT frame');
     const n = payload.readUInt32BE(0);
     if (this.acked + n > this.sent) throw new RunnerProtocolError('stdin acknowledged beyond what was sent');
     this.acked += n;
     this.window += n;
+    // The command closed its stdin (or ended): what is queued or comes later would only be dropped.
+    if (payload[4] === 1) this.close('the command closed its stdin');
     this.wake?.();
   }
 
