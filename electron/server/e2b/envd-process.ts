@@ -51,11 +51,11 @@ export async function startProcess(
   const stream = new ConnectStream(reply, streams);
   const entry = processes.add({ agent: ctx.agent, sandboxId, config, input, ...(tag !== undefined ? { tag } : {}) }, stream.gone);
   const starter = new Follower(stream, keepalive);
-  // Every follower gets each chunk; only the starter's queue holds the command back.
+  // Every follower gets each chunk; only the starter's queue holds the command back (while it is there).
   const chunk = (field: OutputField) => (c: Buffer) => {
     starter.output(field, c);
     for (const f of entry.followers) f.output(field, c);
-    return !stream.congested;
+    return stream.gone.aborted || !stream.congested;
   };
   const everyone = () => [starter, ...entry.followers];
   try {
