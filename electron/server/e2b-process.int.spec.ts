@@ -172,6 +172,21 @@ describe('the e2b SDK: stdin, connect and PTY against Warden', () => {
     expect(await failure(sbx.commands.connect(handle.pid))).toMatchObject({ name: expect.stringMatching(/NotFound/) });
   });
 
+  it('keeps a command whose starter disconnected running for a client still following it, to its end', async () => {
+    const handle = await sbx.commands.run('while read l; do echo "got $l"; done; echo end', { stdin: true, background: true });
+    const follower = seen();
+    const following = await sbx.commands.connect(handle.pid, { onStdout: follower.push });
+    // The server sees the starter's stream go before the next step.
+    const starterGone = new Promise((resolve) => ts.server.streams.once('clientGone', resolve));
+    await handle.disconnect();
+    await starterGone;
+    await following.sendStdin('still here\n');
+    await follower.until('got still here');
+    await following.closeStdin();
+    expect((await following.wait()).exitCode).toBe(0);
+    expect(follower.text()).toBe('got still here\nend\n');
+  });
+
   it("answers another agent's pid with not found, in its own sandbox", async () => {
     const handle = await sbx.commands.run('sleep 300', { background: true });
     const other = await Sandbox.create({
