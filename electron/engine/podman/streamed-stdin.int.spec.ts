@@ -35,7 +35,12 @@ for (const [way, exec] of [
     it('arrives in order, and EOF ends it', async () => {
       const out: Buffer[] = [];
       const { openInput, opened } = inputOf();
-      const ran = exec(conn(), sb.id, { cmd: ['sh', '-c', 'cat; echo "<eof>"'] }, { onStdout: (c) => void out.push(c), openInput });
+      const ran = exec(
+        conn(),
+        sb.id,
+        { cmd: ['sh', '-c', 'printf "%.7s|" "$WARDEN_EXEC_ID"; cat; echo "<eof>"'] },
+        { onStdout: (c) => void out.push(c), openInput },
+      );
       const input = await opened;
       await input.write(Buffer.from('one\n'));
       await input.write(Buffer.alloc(600 * 1024, 97));
@@ -43,7 +48,10 @@ for (const [way, exec] of [
       input.end();
       const result = await ran;
       expect(result.exitCode).toBe(0);
-      expect(Buffer.concat(out).toString()).toBe(`one\n${'a'.repeat(600 * 1024)}\ntwo\n<eof>\n`);
+      const text = Buffer.concat(out).toString();
+      // Which way it ran: the runner's commands carry its marker.
+      expect(text.startsWith('runner-|')).toBe(way === 'the runner');
+      expect(text.slice(text.indexOf('|') + 1)).toBe(`one\n${'a'.repeat(600 * 1024)}\ntwo\n<eof>\n`);
     });
 
     it('holds back a writer whose command never reads, and fails it when the command ends', async () => {
