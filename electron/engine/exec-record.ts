@@ -3,7 +3,7 @@
 // then exec.finished with each stream's digest and preview, or exec.failed. The engine's execs all
 // come through here, so every door's command leaves the same record.
 import { createHash } from 'node:crypto';
-import type { ExecRequest, ExecResult } from '../../shared/types/exec.js';
+import type { ExecRequest, ExecResult, TerminalSize } from '../../shared/types/exec.js';
 import type { ExecRunResponse } from '../../shared/contracts/methods.js';
 import type { SandboxInfo } from '../../shared/types/sandbox.js';
 import { appendDurably, type AuditRecord, type AuditSink } from './audit-sink.js';
@@ -11,6 +11,7 @@ import { OutputPreview } from './output-preview.js';
 import type { PodmanConnection } from './podman/connection.js';
 import { egressOf } from './egress/egress-registry.js';
 import { argvOf, runExec, type ExecHandlers } from './podman/exec-session.js';
+import type { CommandInput } from './podman/exec-handlers.js';
 
 /** Entries to write in the same transaction as exec.started (a gateway's decision), and a hook once they are durable. */
 export interface ExecAudit {
@@ -33,12 +34,26 @@ export async function recordedExec(
   audit: ExecAudit,
 ): Promise<ExecResult & { stdoutDigest: string; stderrDigest: string }> {
   const argv = argvOf(request.cmd);
-  const started = r.entry(sandbox.id, 'exec.started', { argv, cwd: request.cwd ?? null, timeoutMs: request.timeoutMs ?? null });
+  // A command on a pseudo-terminal, or with input streamed while it runs, says so from its start.
+  const how = { ...(handlers.openInput ? { stdin: 'streamed' } : {}), ...(handlers.pty ? { pty: handlers.pty } : {}) };
+  const started = r.entry(sandbox.id, 'exec.started', { argv, cwd: request.cwd ?? null, timeoutMs: request.timeoutMs ?? null, ...how });
   await appendDurably(r.audit, [...(audit.before ?? []), started]);
   const out = new OutputPreview();
   const err = new OutputPreview();
   const hashOut = createHash('sha256');
   const hashErr = createHash('sha256');
+  // Streamed input (a client's stdin, a PTY's keys) is hashed as it is given: the entry holds its digest.
+  const given = handlers.openInput ? { hash: createHash('sha256'), bytes: 0 } : null;
+  const openInput = (input: CommandInput) =>
+    handlers.openInput!({
+      write: (data) => {
+        given!.hash.update(data);
+        given!.bytes += data.length;
+        return input.write(data);
+      },
+      end: () => input.end(),
+      ...(input.resize ? { resize: (size: TerminalSize) => input.resize!(size) } : {}),
+    });
   try {
     audit.onRecorded?.();
     // The command's way out is up before it runs (this process may not be the one that started the sandbox).
@@ -57,10 +72,13 @@ export async function recordedExec(
       ...(handlers.drain ? { drain: handlers.drain } : {}),
       ...(handlers.allowance ? { allowance: handlers.allowance } : {}),
       ...(handlers.signal ? { signal: handlers.signal } : {}),
+      ...(handlers.openInput ? { openInput } : {}),
+      ...(handlers.pty ? { pty: handlers.pty } : {}),
     });
     const digests = { stdoutDigest: hashOut.digest('hex'), stderrDigest: hashErr.digest('hex') };
+    const input = given ? { stdinBytes: given.bytes, stdinDigest: given.hash.digest('hex') } : {};
     await appendDurably(r.audit, [
-      r.entry(sandbox.id, 'exec.finished', { argv, ...result, ...digests, stdoutPreview: out.text(), stderrPreview: err.text() }),
+      r.entry(sandbox.id, 'exec.finished', { argv, ...result, ...digests, ...input, stdoutPreview: out.text(), stderrPreview: err.text() }),
     ]);
     return { ...result, ...digests };
   } catch (error) {

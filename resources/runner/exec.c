@@ -166,9 +166,23 @@ out:
   free_strings(extra, envc);
 }
 
+/* Tells the host that n bytes of a call's stdin left the runner, and whether its stdin is now closed
+   (see STDIN_CREDIT in runner.h). */
+static void stdin_credit(uint32_t id, size_t n, int closed) {
+  uint8_t p[5];
+  if (n == 0 && !closed) return;
+  put_u32(p, (uint32_t)n);
+  p[4] = (uint8_t)(closed ? 1 : 0);
+  frame_send(F_STDIN_CREDIT, id, p, 5);
+}
+
 void exec_stdin(uint32_t id, const uint8_t *data, uint32_t len) {
   struct exec_call *c = find(id);
-  if (!c || c->in_fd < 0) return;
+  if (!c) return;
+  if (c->in_fd < 0) { /* its stdin is closed: the bytes are dropped, and said to be */
+    stdin_credit(id, len, 1);
+    return;
+  }
   if (len == 0) {
     c->in_eof = 1;
     if (c->in_off == c->in_len) close_fd(&c->in_fd);
@@ -183,16 +197,21 @@ void exec_stdin(uint32_t id, const uint8_t *data, uint32_t len) {
 }
 
 static void write_stdin(struct exec_call *c) {
+  size_t before = c->in_off;
+  int closed = 0;
   while (c->in_fd >= 0 && c->in_off < c->in_len) {
     ssize_t n = write(c->in_fd, c->in_buf + c->in_off, c->in_len - c->in_off);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) return;
+    if (n < 0 && errno == EAGAIN) break;
     if (n < 0) { /* the command closed its stdin: what it did not read is its business */
       close_fd(&c->in_fd);
+      c->in_off = c->in_len;
+      closed = 1;
       break;
     }
     c->in_off += (size_t)n;
   }
+  stdin_credit(c->id, c->in_off - before, closed);
   if (c->in_off == c->in_len) {
     free(c->in_buf);
     c->in_buf = NULL;

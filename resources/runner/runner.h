@@ -52,11 +52,17 @@
  *   0x85 FAIL   str code (E_NOT_FOUND, E_BAD_INPUT, E_POLICY_DENIED, E_TOO_LARGE) | str message
  *   0x86 FATAL  (id 0) str message: the runner gives up (a bad frame from the host); it exits next.
  *   0x87 PONG   (id 0, empty) the answer to a PING.
+ *   0x8a STDIN_CREDIT u32 bytes | u8 closed: that much of an EXEC's stdin left the runner (written
+ *               into the command's stdin, or dropped because it is closed: then `closed` is 1, and
+ *               whatever comes next is dropped too): the host, which keeps at most
+ *               RUNNER_STDIN_WINDOW bytes unacknowledged, may send that many more.
  *
  * A call ends with exactly one EXIT, DONE or FAIL; nothing is sent for its id after that.
  * Flow control: an EXEC's output never exceeds the credit granted, so the runner stops reading a
  * command's pipes (and the command blocks on its next write) while the host's consumer is slow,
- * without holding back any other call on the channel.
+ * without holding back any other call on the channel. Its stdin goes the other way: the runner
+ * acknowledges in STDIN_CREDIT what left its buffer, so a command that does not read its stdin
+ * holds the host's writer back instead of growing the runner's memory.
  *
  * EGRESS-FORWARD (`warden-runner egress-forward PORT`, forward.c; its own exec, its own channel)
  *
@@ -79,7 +85,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define RUNNER_PROTOCOL_VERSION 2
+#define RUNNER_PROTOCOL_VERSION 3
 #define RUNNER_MAX_PAYLOAD (1u << 20)
 #define RUNNER_HEADER_BYTES 9
 
@@ -88,7 +94,7 @@ enum {
   F_READ = 0x05, F_WRITE = 0x06, F_LIST = 0x07, F_RESIZE = 0x08, F_PING = 0x09,
   F_READY = 0x80, F_STDOUT = 0x81, F_STDERR = 0x82, F_EXIT = 0x83,
   F_DONE = 0x84, F_FAIL = 0x85, F_FATAL = 0x86, F_PONG = 0x87,
-  F_OPEN = 0x88, F_NET_CREDIT = 0x89,
+  F_OPEN = 0x88, F_NET_CREDIT = 0x89, F_STDIN_CREDIT = 0x8a,
 };
 
 /* framing.c: the channel. */

@@ -23,6 +23,12 @@ import {
   type ProcessEvent,
   type ProcessInfo,
 } from '../types/e2b.js';
+import {
+  ProcessCloseStdinRequestSchema,
+  ProcessConnectRequestSchema,
+  ProcessSendInputRequestSchema,
+  ProcessUpdateRequestSchema,
+} from '../types/e2b-process.js';
 
 /** Where the door lives: E2B_API_URL and E2B_SANDBOX_URL are both the server's URL plus this. */
 export const E2B_PREFIX = '/e2b';
@@ -94,6 +100,12 @@ export const EnvdRpcs = {
   'process.Process/Start': { kind: 'server-stream', request: ProcessStartRequestSchema, response: answer<{ event: ProcessEvent }>() },
   'process.Process/SendSignal': { kind: 'unary', request: ProcessSignalRequestSchema, response: answer<Record<string, never>>() },
   'process.Process/List': { kind: 'unary', request: ProcessListRequestSchema, response: answer<{ processes: ProcessInfo[] }>() },
+  /** Follows a command already running, from now on (commands.connect, pty.connect). */
+  'process.Process/Connect': { kind: 'server-stream', request: ProcessConnectRequestSchema, response: answer<{ event: ProcessEvent }>() },
+  'process.Process/SendInput': { kind: 'unary', request: ProcessSendInputRequestSchema, response: answer<Record<string, never>>() },
+  'process.Process/CloseStdin': { kind: 'unary', request: ProcessCloseStdinRequestSchema, response: answer<Record<string, never>>() },
+  /** A PTY's new size (pty.resize). */
+  'process.Process/Update': { kind: 'unary', request: ProcessUpdateRequestSchema, response: answer<Record<string, never>>() },
   'filesystem.Filesystem/ListDir': { kind: 'unary', request: FsListDirRequestSchema, response: answer<{ entries: EntryInfo[] }>() },
   'filesystem.Filesystem/MakeDir': { kind: 'unary', request: FsPathRequestSchema, response: answer<{ entry: EntryInfo }>() },
   'filesystem.Filesystem/Remove': { kind: 'unary', request: FsPathRequestSchema, response: answer<Record<string, never>>() },

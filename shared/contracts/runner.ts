@@ -5,7 +5,7 @@
 import { z } from 'zod';
 
 /** Bumped on any change to the layouts below; the runner announces its own in READY. */
-export const RUNNER_PROTOCOL_VERSION = 2;
+export const RUNNER_PROTOCOL_VERSION = 3;
 
 /** Where the host's runner binary is bind-mounted (read-only) in every sandbox Warden creates. */
 export const RUNNER_MOUNT_PATH = '/.warden/runner';
@@ -67,6 +67,12 @@ export const RunnerFrame = {
   /** Egress forwarder only (see EGRESS_PROXY_PORT below): a new connection; credit for the host's bytes. */
   open: 0x88,
   netCredit: 0x89,
+  /**
+   * u32 bytes | u8 closed: that much of an EXEC's stdin left the runner (written into the command's
+   * stdin, or dropped because it is closed: then `closed` is 1); a host streaming stdin keeps at
+   * most RUNNER_STDIN_WINDOW unacknowledged.
+   */
+  stdinCredit: 0x8a,
 } as const;
 
 /** EXIT's `how`. */
@@ -92,6 +98,9 @@ export type RunnerFail = z.infer<typeof RunnerFailSchema>;
 
 /** Output credit granted with an EXEC, and granted again as the consumer takes it. */
 export const RUNNER_EXEC_WINDOW = 1 << 20;
+
+/** Stdin a host streaming it may have sent that the runner has not acknowledged (STDIN_CREDIT). */
+export const RUNNER_STDIN_WINDOW = 256 * 1024;
 
 /**
  * `warden-runner egress-forward PORT`: a second runner process in an `egress` sandbox, on an engine

@@ -106,9 +106,15 @@ export const ProcessConfigSchema = z.object({
 });
 export type ProcessConfig = z.output<typeof ProcessConfigSchema>;
 
+/** A pseudo-terminal's size, as StartRequest.pty and UpdateRequest.pty carry it. */
+export const PtySchema = z.object({
+  size: z.object({ cols: z.number().int().min(1).max(1000), rows: z.number().int().min(1).max(1000) }),
+});
+
 export const ProcessStartRequestSchema = z.object({
   process: ProcessConfigSchema,
-  pty: z.unknown().optional(),
+  /** A pseudo-terminal of this size (sandbox.pty.create): the command's input and output are the terminal's. */
+  pty: PtySchema.nullish(),
   tag: z.string().max(256).optional(),
   stdin: z.boolean().optional(),
 });
@@ -124,7 +130,7 @@ export const ProcessListRequestSchema = z.object({});
 /** One event of a Start stream: exactly one of these fields. Output bytes are base64. */
 export type ProcessEvent =
   | { start: { pid: number } }
-  | { data: { stdout: string } | { stderr: string } }
+  | { data: { stdout: string } | { stderr: string } | { pty: string } }
   | { end: { exitCode: number; exited: boolean; status: string; error?: string } }
   | { keepalive: Record<string, never> };
 

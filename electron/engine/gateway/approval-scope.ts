@@ -4,6 +4,7 @@
 // where the asking rule names arguments), so anything else in a later command still asks.
 import type { Policy } from '../../../shared/types/policy.js';
 import type { PolicyVerdict } from './call-spec.js';
+import { STREAMED_STDIN, type ExecStdin } from './command-expand.js';
 import { decideCommand, shellQuote } from './command-policy.js';
 import { GatewayDenial } from './denial.js';
 
@@ -11,12 +12,13 @@ import { GatewayDenial } from './denial.js';
 export const MAX_APPROVAL_TEXT = 32 * 1024;
 
 /** The command as a person reads it: argv quoted as a shell would need it, then stdin if any. */
-export function commandSummary(argv: string[], stdin?: string): string {
+export function commandSummary(argv: string[], stdin?: ExecStdin): string {
   const line = `exec ${argv.map(shellQuote).join(' ')}`;
+  if (stdin === STREAMED_STDIN) return `${line}\n--- stdin: streamed by the client while it runs ---`;
   return stdin === undefined ? line : `${line}\n--- stdin (${Buffer.byteLength(stdin)} bytes) ---\n${stdin}`;
 }
 
-export function execVerdict(commands: Policy['commands'], argv: string[], stdin?: string, env?: Record<string, string>): PolicyVerdict {
+export function execVerdict(commands: Policy['commands'], argv: string[], stdin?: ExecStdin, env?: Record<string, string>): PolicyVerdict {
   const d = decideCommand(commands, argv, stdin, env);
   const summary = commandSummary(argv, stdin);
   const verdict: PolicyVerdict = {

@@ -39,10 +39,16 @@ export function programName(word: string): string {
   return base === '' ? word : base;
 }
 
+/** An exec's stdin that its client streams while it runs (E2B's sendStdin, a PTY's input): only known at run time. */
+export const STREAMED_STDIN = Symbol('stdin streamed while the command runs');
+export type ExecStdin = string | typeof STREAMED_STDIN;
+
 /** Every program an exec would run, as far as can be seen before it runs; `env` is the exec's environment. */
-export function expandCommand(argv: string[], stdin?: string, env?: Record<string, string>): ExpandedCommand[] {
+export function expandCommand(argv: string[], stdin?: ExecStdin, env?: Record<string, string>): ExpandedCommand[] {
   const out: ExpandedCommand[] = [];
-  const ctx: Ctx = { stdin: stdin === undefined ? { kind: 'none' } : { kind: 'text', text: stdin }, appended: false };
+  const top: Stdin =
+    stdin === undefined ? { kind: 'none' } : stdin === STREAMED_STDIN ? { kind: 'unknown' } : { kind: 'text', text: stdin };
+  const ctx: Ctx = { stdin: top, appended: false };
   const program = programName(argv[0] ?? '');
   for (const [name, value] of Object.entries(env ?? {})) {
     // the environment binds names (exported functions) and sets variables the shell runs, like env NAME=value

@@ -5,7 +5,7 @@
 // strictest decision wins. A rule guards what an agent asks for: interpreters, script files and copied
 // binaries run what it never sees, so the sandbox's isolation is the wall, not policy.
 import { ACTION_RANK, type CommandRule, type PolicyAction } from '../../../shared/types/policy.js';
-import { expandCommand, type ExpandedCommand } from './command-expand.js';
+import { expandCommand, type ExecStdin, type ExpandedCommand } from './command-expand.js';
 import { globToRegExp } from './glob.js';
 import { withScanBudget } from './shell-scan.js';
 
@@ -63,7 +63,7 @@ export function shellQuote(word: string): string {
   return /^[A-Za-z0-9_/.,:=@%+^-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-export function decideCommand(policy: CommandPolicy, argv: string[], stdin?: string, env?: Record<string, string>): CommandDecision {
+export function decideCommand(policy: CommandPolicy, argv: string[], stdin?: ExecStdin, env?: Record<string, string>): CommandDecision {
   let expanded: ExpandedCommand[];
   try {
     expanded = withScanBudget(SCAN_BUDGET, () => expandCommand(argv, stdin, env));

@@ -12,6 +12,7 @@ import { OutputPreview } from '../output-preview.js';
 import { argvOf, type ExecHandlers } from '../podman/exec-session.js';
 import { runOnlyAllowance, type AgentLimits } from './agent-limits.js';
 import { commandSummary, execVerdict } from './approval-scope.js';
+import { STREAMED_STDIN } from './command-expand.js';
 import { CallOutputStream } from './call-output-stream.js';
 import type { AgentContext, CallHooks, PendingDecision, PolicyVerdict } from './call-spec.js';
 import { GatewayDenial } from './denial.js';
@@ -39,6 +40,9 @@ export class ExecCall {
     this.args = { argv: this.argv, cwd: body.cwd ?? null, timeoutMs: this.timeoutMs };
     if (body.env) this.args.envNames = Object.keys(body.env);
     if (body.stdin !== undefined) this.args.stdin = { bytes: Buffer.byteLength(body.stdin), sha256: sha256(body.stdin) };
+    // Streamed input (E2B's stdin, a PTY's keys) is only known as it comes: the record says so.
+    if (handlers.openInput) this.args.stdin = 'streamed';
+    if (handlers.pty) this.args.pty = { ...handlers.pty };
     this.hooks = {
       onStart: (r, c) => {
         this.callId = c.id;
@@ -52,6 +56,7 @@ export class ExecCall {
   /** Output budgets first (the run's, then the agent's hourly one), then the command policy. */
   verdict(policy: EffectivePolicy, outputBytesPerHour: number): PolicyVerdict {
     const { ctx, run, argv, body } = this;
+    const stdin = this.handlers.openInput ? STREAMED_STDIN : body.stdin;
     if (run.outputLeft() <= 0) throw GatewayDenial.runOutput(run.budgets.outputBytes);
     if (!ctx.trusted && this.limits.outputLeft(ctx.agent) <= 0) throw GatewayDenial.agentOutput(ctx.agent, outputBytesPerHour);
     if (ctx.trusted)
@@ -60,9 +65,9 @@ export class ExecCall {
         source: 'user',
         reason: 'the user is not bound by agent policy',
         scope: 'exec',
-        summary: commandSummary(argv, body.stdin),
+        summary: commandSummary(argv, stdin),
       };
-    return execVerdict(policy.commands, argv, body.stdin, body.env);
+    return execVerdict(policy.commands, argv, stdin, body.env);
   }
 
   /** Runs the command on the sandbox as resolved (access checked on it), not inspected a second time. */
@@ -94,6 +99,8 @@ export class ExecCall {
         : this.limits.allowance(ctx.agent, { left: () => run.outputLeft(), charge: (n) => (run.outputBytes += n) }),
       ...(handlers.drain ? { drain: handlers.drain } : {}),
       ...(handlers.signal ? { signal: handlers.signal } : {}),
+      ...(handlers.openInput ? { openInput: handlers.openInput } : {}),
+      ...(handlers.pty ? { pty: handlers.pty } : {}),
     };
     return this.engine
       .execIn(info, request, execHandlers, { before: [decision.record], onRecorded: decision.written })

@@ -1,8 +1,22 @@
 // What a caller of an exec hands in (where the output goes, how a slow consumer holds the command
 // back, a budget, a cancel) and the exit code a timeout reports: shared by the plain engine exec
 // (exec-session.ts) and the runner's (runner/runner-exec.ts), which exec-session chooses between.
-import type { ExecResult } from '../../../shared/types/exec.js';
+import type { ExecResult, TerminalSize } from '../../../shared/types/exec.js';
 import type { ChunkHandler, OutputAllowance, OutputSink } from './output-sink.js';
+
+/** A running command's input, streamed by its caller (instead of ExecRequest.stdin given whole). */
+export interface CommandInput {
+  /**
+   * Queues bytes for the command's stdin (writes keep their order). Resolves once they are within
+   * what the way to the command may hold (the runner's stdin window, the engine socket's buffer): a
+   * command that does not read holds its writer back, nothing grows. Rejects once the command ended.
+   */
+  write(data: Buffer): Promise<void>;
+  /** End of input (after what was written): the command reads EOF. */
+  end(): void;
+  /** A pseudo-terminal's new size (only for a command run with `pty`). */
+  resize?(size: TerminalSize): void;
+}
 
 export const TIMEOUT_EXIT_CODE = 124;
 
@@ -21,6 +35,10 @@ export interface ExecHandlers {
    * process tree is killed as on a timeout, and the result says why in `cancelled` (the abort reason).
    */
   signal?: AbortSignal;
+  /** Streamed stdin: called with the command's input once it has been sent to run (ExecRequest.stdin is then ignored). */
+  openInput?: (input: CommandInput) => void;
+  /** Run on a pseudo-terminal of this size (the runner's; its output comes as stdout). Needs `openInput`. */
+  pty?: TerminalSize;
 }
 
 /** How a command ended, told the same way whichever path ran it. */

@@ -12,6 +12,7 @@ export { TIMEOUT_EXIT_CODE, type ExecHandlers } from './exec-handlers.js';
 import { execResultOf, type ExecHandlers } from './exec-handlers.js';
 import { runnersOf } from '../runner/runner-registry.js';
 import { execThroughRunner } from '../runner/runner-exec.js';
+import { PlainStdin } from './plain-stdin.js';
 
 const EXEC_MARKER = 'WARDEN_EXEC_ID';
 
@@ -138,7 +139,14 @@ export async function runPlainExec(
   const marker = randomBytes(8).toString('hex');
   const env = Object.entries(req.env ?? {}).map(([k, v]) => `${k}=${v}`);
   env.push(`${EXEC_MARKER}=${marker}`);
-  const hasStdin = req.stdin !== undefined;
+  if (handlers.pty)
+    throw new WardenError(
+      'E_CONFLICT',
+      "a pseudo-terminal needs Warden's runner in the sandbox, and it is not up",
+      'try again once the sandbox has restarted',
+    );
+  const streamed = handlers.openInput !== undefined;
+  const hasStdin = req.stdin !== undefined || streamed;
   const started = performance.now();
 
   const exec = await conn.call('exec', (docker) =>
@@ -216,7 +224,8 @@ export async function runPlainExec(
   };
   handlers.signal?.addEventListener('abort', cancel, { once: true });
   if (handlers.signal?.aborted) cancel(); // gone while the exec was being created
-  if (hasStdin) {
+  if (streamed) handlers.openInput!(new PlainStdin(stream));
+  else if (hasStdin) {
     stream.write(req.stdin);
     stream.end();
   }

@@ -45,7 +45,7 @@ describe('frame decoder', () => {
   });
 
   it('refuses unknown frame types, including host-bound ones', () => {
-    for (const type of [0x00, 0x01, 0x7f, 0x8a, 0xff]) {
+    for (const type of [0x00, 0x01, 0x7f, 0x8b, 0xff]) {
       expect(() => decodeAll(encodeFrame(type, 1, Buffer.alloc(0)), 9)).toThrow(/unknown frame type/);
     }
   });

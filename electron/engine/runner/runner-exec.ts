@@ -2,8 +2,10 @@
 // separate byte-exact streams, exit code (128+signal when killed), the output cap and allowance,
 // a timeout that kills the whole tree (exit 124), cancel when the caller is gone, OOM kills
 // reported. Output is granted to the runner in credit, returned as the consumer takes it, so a
-// slow consumer holds back its own command and nothing else. Returns null when the runner could
-// not start the command at all (a user or cwd it cannot take): the plain path runs it then.
+// slow consumer holds back its own command and nothing else. Stdin is given whole or streamed by
+// the caller (runner-stdin.ts, within its own window), on a pipe or a pseudo-terminal. Returns null
+// when the runner could not start the command at all (a user or cwd it cannot take): the plain path
+// runs it then (a command whose stdin is streamed fails instead: its input is already the runner's).
 import { WardenError } from '../../../shared/errors.js';
 import { ExitHow, HostFrame, RUNNER_EXEC_WINDOW, RUNNER_MAX_PAYLOAD, RunnerFrame } from '../../../shared/contracts/runner.js';
 import type { ExecRequest, ExecResult } from '../../../shared/types/exec.js';
@@ -11,6 +13,7 @@ import { execResultOf, type ExecHandlers } from '../podman/exec-handlers.js';
 import { OutputSink } from '../podman/output-sink.js';
 import { encodeCredit, encodeExec, encodeFrame, parseExit, RunnerProtocolError, type ExitFields, type Frame } from './frame-codec.js';
 import type { RunnerChannel } from './runner-channel.js';
+import { RunnerStdin } from './runner-stdin.js';
 
 /** How long a killed command's runner may take to answer before it is declared lost. */
 const KILL_ANSWER_MS = 10_000;
@@ -44,7 +47,9 @@ export function execThroughRunner(
 
   return new Promise<ExecResult | null>((resolve, reject) => {
     let id = 0;
+    let input: RunnerStdin | null = null;
     const finish = () => {
+      input?.close('the command has ended');
       if (timer) clearTimeout(timer);
       if (killWatch) clearTimeout(killWatch);
       handlers.signal?.removeEventListener('abort', cancel);
@@ -114,6 +119,8 @@ export function execThroughRunner(
       const signaled = exit.how === ExitHow.signaled;
       finish();
       if (abandoned) return;
+      if (exit.how === ExitHow.notStarted && input)
+        return reject(new WardenError('E_BAD_INPUT', `the command could not start: ${exit.message || 'its user or cwd cannot be taken'}`));
       if (exit.how === ExitHow.notStarted) return resolve(null);
       const exitCode = signaled ? 128 + exit.value : exit.value;
       const oomKilled = signaled && exit.value === 9 && !timedOut && !exit.killed && opts.isNewOomKill(exit.oomKills);
@@ -144,6 +151,8 @@ export function execThroughRunner(
           if (frame.type === RunnerFrame.stdout) onOutput(stdout, frame.payload);
           else if (frame.type === RunnerFrame.stderr) onOutput(stderr, frame.payload);
           else if (frame.type === RunnerFrame.exit) onExit(parseExit(frame.payload));
+          // Given whole, stdin needs no acknowledging: the credit is only read when it is streamed.
+          else if (frame.type === RunnerFrame.stdinCredit) input?.onCredit(frame.payload);
           else throw new RunnerProtocolError(`frame type 0x${frame.type.toString(16)} in an exec`);
         },
         onLost: (error) => {
@@ -156,7 +165,8 @@ export function execThroughRunner(
       return;
     }
     const env = Object.entries(req.env ?? {}).map(([k, v]) => `${k}=${v}`);
-    const hasStdin = req.stdin !== undefined;
+    const streamed = handlers.openInput !== undefined;
+    const hasStdin = req.stdin !== undefined || streamed;
     const strings = [...opts.argv, ...env, req.cwd ?? '', req.user ?? ''];
     if (strings.some((s) => s.includes('\0'))) {
       finish();
@@ -165,7 +175,8 @@ export function execThroughRunner(
     }
     let frame: Buffer;
     try {
-      frame = encodeExec(id, { window: RUNNER_EXEC_WINDOW, hasStdin, argv: opts.argv, env, cwd: req.cwd ?? '', user: req.user ?? '' });
+      const pty = streamed && handlers.pty !== undefined;
+      frame = encodeExec(id, { window: RUNNER_EXEC_WINDOW, hasStdin, pty, argv: opts.argv, env, cwd: req.cwd ?? '', user: req.user ?? '' });
     } catch {
       // Too big for one frame: the plain path takes it (its own limits answer).
       finish();
@@ -173,7 +184,11 @@ export function execThroughRunner(
       return;
     }
     channel.send(frame);
-    if (hasStdin) {
+    if (streamed) {
+      input = new RunnerStdin(channel, id, handlers.pty !== undefined);
+      if (handlers.pty) input.resize(handlers.pty);
+      handlers.openInput!(input);
+    } else if (hasStdin) {
       const data = Buffer.from(req.stdin!, 'utf8');
       for (let off = 0; off < data.length; off += RUNNER_MAX_PAYLOAD) {
         channel.send(encodeFrame(HostFrame.stdin, id, data.subarray(off, off + RUNNER_MAX_PAYLOAD)));

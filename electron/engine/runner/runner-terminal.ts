@@ -45,7 +45,8 @@ export function terminalThroughRunner(
       } else if (frame.type === RunnerFrame.exit) {
         const exit = parseExit(frame.payload);
         finish(exit.how === 1 ? 128 + exit.value : exit.value);
-      } else throw new RunnerProtocolError(`frame type 0x${frame.type.toString(16)} in a terminal`);
+      } else if (frame.type !== RunnerFrame.stdinCredit)
+        throw new RunnerProtocolError(`frame type 0x${frame.type.toString(16)} in a terminal`);
     },
     onLost: () => finish(null),
   });

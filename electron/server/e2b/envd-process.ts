@@ -1,7 +1,8 @@
-// envd's process.Process for the e2b SDK (sandbox.commands): Start runs the command through the
-// gateway's exec (policy, approvals, budgets, the run and the ledger, as the agent API's exec does)
-// and streams its start, output and end; SendSignal ends one of the caller's commands; List shows
-// them. A pid is Warden's number for a command this server runs, not a process id in the sandbox.
+// envd's process.Process for the e2b SDK (sandbox.commands, sandbox.pty): Start runs the command
+// through the gateway's exec (policy, approvals, budgets, the run and the ledger, as the agent API's
+// exec does), on a pipe or a pseudo-terminal, its stdin empty or streamed by the client, and streams
+// its start, output and end to its starter and to every client attached since (envd-attach.ts);
+// SendSignal ends one of the caller's commands; List shows them.
 import { posix } from 'node:path';
 import type { FastifyReply } from 'fastify';
 import type { z } from 'zod';
@@ -10,17 +11,11 @@ import type { AgentContext } from '../../engine/gateway/call-spec.js';
 import type { ProcessInfo, ProcessSelectorSchema, ProcessStartRequestSchema } from '../../../shared/types/e2b.js';
 import { WardenError } from '../../../shared/errors.js';
 import type { StreamMeter } from '../stream-meter.js';
+import type { CommandInput } from '../../engine/podman/exec-handlers.js';
 import { ConnectStream } from './connect-protocol.js';
-import { E2bUnsupported } from './e2b-errors.js';
 import { wardenPath } from './envd-paths.js';
+import { Follower, type InputKind, type OutputField, type ProcessTable } from './process-table.js';
 
-interface LiveProcess extends ProcessInfo {
-  agent: string;
-  sandboxId: string;
-  kill: AbortController;
-}
-
-const FIRST_PID = 1000;
 /** Bounds on the keepalive interval a client asks for (Keepalive-Ping-Interval, seconds). */
 const KEEPALIVE_MIN_S = 5;
 const KEEPALIVE_MAX_S = 300;
@@ -33,33 +28,6 @@ export function keepaliveMs(header: string | string[] | undefined): number {
   const asked = Number(Array.isArray(header) ? header[0] : header);
   const seconds = Number.isFinite(asked) && asked > 0 ? asked : 50;
   return Math.min(KEEPALIVE_MAX_S, Math.max(KEEPALIVE_MIN_S, seconds)) * 1000;
-}
-
-/** Commands the E2B door is running, by pid. */
-export class ProcessTable {
-  private next = FIRST_PID;
-  private readonly live = new Map<number, LiveProcess>();
-
-  add(p: Omit<LiveProcess, 'pid' | 'kill'>): LiveProcess {
-    const entry: LiveProcess = { ...p, pid: this.next++, kill: new AbortController() };
-    this.live.set(entry.pid, entry);
-    return entry;
-  }
-
-  remove(pid: number): void {
-    this.live.delete(pid);
-  }
-
-  /** The caller's commands in one sandbox (another agent's are not there for it). */
-  list(agent: string, sandboxId: string): LiveProcess[] {
-    return [...this.live.values()].filter((p) => p.agent === agent && p.sandboxId === sandboxId);
-  }
-
-  find(agent: string, sandboxId: string, sel: z.output<typeof ProcessSelectorSchema>): LiveProcess {
-    const found = this.list(agent, sandboxId).find((p) => (sel.pid !== undefined ? p.pid === sel.pid : p.tag === sel.tag));
-    if (!found) throw new WardenError('E_NOT_FOUND', `no running command ${sel.pid ?? sel.tag ?? ''} in this sandbox`);
-    return found;
-  }
 }
 
 export interface ProcessDeps {
@@ -77,18 +45,19 @@ export async function startProcess(
   reply: FastifyReply,
   keepalive = keepaliveMs(undefined),
 ): Promise<void> {
-  if (request.pty !== undefined && request.pty !== null) throw new E2bUnsupported('a PTY (sandbox.pty)');
   const { process: config, tag } = request;
+  const pty = request.pty ?? undefined;
+  const input: InputKind = pty ? 'pty' : request.stdin ? 'stdin' : 'none';
   const stream = new ConnectStream(reply, streams);
-  const entry = processes.add({ agent: ctx.agent, sandboxId, config, ...(tag !== undefined ? { tag } : {}) });
-  const encode = (field: 'stdout' | 'stderr') => (data: Buffer) => ({ event: { data: { [field]: data.toString('base64') } } });
-  const stdout = stream.batcher(encode('stdout'));
-  const stderr = stream.batcher(encode('stderr'));
-  const alive = setInterval(() => stream.send({ event: { keepalive: {} } }), keepalive);
-  const chunk = (batch: typeof stdout) => (c: Buffer) => {
-    batch.push(c);
-    return !stream.congested;
+  const entry = processes.add({ agent: ctx.agent, sandboxId, config, input, ...(tag !== undefined ? { tag } : {}) }, stream.gone);
+  const starter = new Follower(stream, keepalive);
+  // Every follower gets each chunk; only the starter's queue holds the command back (while it is there).
+  const chunk = (field: OutputField) => (c: Buffer) => {
+    starter.output(field, c);
+    for (const f of entry.followers) f.output(field, c);
+    return stream.gone.aborted || !stream.congested;
   };
+  const everyone = () => [starter, ...entry.followers];
   try {
     // A relative cwd is relative to the home, as on E2B: here, the workspace.
     const cwd = config.cwd === undefined ? undefined : posix.resolve('/workspace', wardenPath(config.cwd));
@@ -102,25 +71,26 @@ export async function startProcess(
         env: { HOME: '/workspace', ...config.envs },
       },
       {
-        onStdout: chunk(stdout),
-        onStderr: chunk(stderr),
+        onStdout: chunk(pty ? 'pty' : 'stdout'),
+        onStderr: chunk('stderr'),
         drain: stream.drained,
-        // The client hanging up (its timeout, disconnect) or SendSignal ends the command.
-        signal: AbortSignal.any([stream.gone, entry.kill.signal]),
-        onRunning: () => stream.send({ event: { start: { pid: entry.pid } } }),
+        // SendSignal, or the last client following the command gone (its timeout, disconnect), ends it.
+        signal: entry.kill.signal,
+        onRunning: () => {
+          entry.running = true;
+          stream.send({ event: { start: { pid: entry.pid } } });
+        },
+        ...(input !== 'none' ? { openInput: (feed: CommandInput) => entry.feed.resolve(feed) } : {}),
+        ...(pty ? { pty: pty.size } : {}),
       },
     );
-    stdout.end();
-    stderr.end();
     const status = result.cancelled ? `killed (${result.cancelled})` : result.timedOut ? 'timed out' : `exit status ${result.exitCode}`;
-    stream.send({ event: { end: { exitCode: result.exitCode, exited: !result.cancelled && !result.timedOut, status } } });
-    stream.end();
+    const end = { event: { end: { exitCode: result.exitCode, exited: !result.cancelled && !result.timedOut, status } } };
+    for (const f of everyone()) f.end(end);
   } catch (err) {
-    stdout.end();
-    stderr.end();
-    stream.end(err);
+    for (const f of everyone()) f.end(undefined, err);
   } finally {
-    clearInterval(alive);
+    entry.feed.reject(new WardenError('E_CONFLICT', 'the command has ended'));
     processes.remove(entry.pid);
   }
 }

@@ -14,7 +14,9 @@ import { contextOf, E2bAccess } from './e2b-access.js';
 import { e2bFailure, E2bUnsupported } from './e2b-errors.js';
 import { registerE2bRest } from './e2b-rest.js';
 import { listDir, makeDir, move, readFile, remove, stat, writeFiles } from './envd-files.js';
-import { keepaliveMs, listProcesses, ProcessTable, signalProcess, startProcess } from './envd-process.js';
+import { closeStdin, connectProcess, sendInput, updateProcess } from './envd-attach.js';
+import { keepaliveMs, listProcesses, signalProcess, startProcess } from './envd-process.js';
+import { ProcessTable } from './process-table.js';
 
 /** What a route of this door is: the control plane, envd (RPC or HTTP), or an answer that needs no key. */
 type E2bRouteKind = 'api' | 'envd-rpc' | 'envd-http' | 'open';
@@ -91,6 +93,23 @@ export async function registerE2b(app: FastifyInstance, deps: ServerDeps, revoke
             return signalProcess(processes, ctx, sandboxId, parseWith(EnvdRpcs[name].request, raw, method).process);
           case 'process.Process/List':
             return listProcesses(processes, ctx, sandboxId);
+          case 'process.Process/Connect':
+            connectProcess(
+              processes,
+              ctx,
+              sandboxId,
+              parseWith(EnvdRpcs[name].request, raw, method).process,
+              reply,
+              keepaliveMs(req.headers['keepalive-ping-interval']),
+              deps.streams,
+            );
+            return reply;
+          case 'process.Process/SendInput':
+            return sendInput(processes, ctx, sandboxId, parseWith(EnvdRpcs[name].request, raw, method));
+          case 'process.Process/CloseStdin':
+            return closeStdin(processes, ctx, sandboxId, parseWith(EnvdRpcs[name].request, raw, method).process);
+          case 'process.Process/Update':
+            return updateProcess(processes, ctx, sandboxId, parseWith(EnvdRpcs[name].request, raw, method));
           case 'filesystem.Filesystem/ListDir': {
             const r = parseWith(EnvdRpcs[name].request, raw, method);
             return listDir(gateway, ctx, sandboxId, r.path, r.depth);
