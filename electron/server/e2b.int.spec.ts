@@ -232,7 +232,6 @@ describe('the e2b SDK against Warden', () => {
     expect(await byMetadata('another-run')).toEqual([]);
     expect(await Sandbox.list({ query: { state: ['paused'] } }).nextItems()).toEqual([]);
     for (const unsupported of [
-      () => sbx.setTimeout(60_000),
       () => sbx.pty.create({ cols: 80, rows: 24, onData: () => undefined }),
       () => sbx.commands.run('id', { user: 'root' }),
       () => sbx.files.read('hello.py', { user: 'root' }),

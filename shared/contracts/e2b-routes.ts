@@ -8,6 +8,8 @@ import {
   E2bNewSandboxSchema,
   E2bSandboxParamsSchema,
   E2bConnectSchema,
+  E2bPauseSchema,
+  E2bTimeoutSchema,
   E2bListQuerySchema,
   E2bMetricsQuerySchema,
   FsListDirRequestSchema,
@@ -73,7 +75,27 @@ export const E2bRoutes = {
     status: 204,
     response: answer<null>(),
   },
-  /** A new access token for a sandbox the caller owns (Sandbox.connect). */
+  /** A new TTL from now (Sandbox.setTimeout), within the policy's max TTL for agents. */
+  'sandbox.timeout': {
+    method: 'POST',
+    path: '/sandboxes/:sandboxID/timeout',
+    params: E2bSandboxParamsSchema,
+    body: E2bTimeoutSchema,
+    bodyName: 'timeout',
+    status: 204,
+    response: answer<null>(),
+  },
+  /** Podman pause (409 when it is paused already: the SDK's `false`); connect resumes it. */
+  'sandbox.pause': {
+    method: 'POST',
+    path: '/sandboxes/:sandboxID/pause',
+    params: E2bSandboxParamsSchema,
+    body: E2bPauseSchema,
+    bodyName: 'pause',
+    status: 204,
+    response: answer<null>(),
+  },
+  /** A new access token for a sandbox the caller owns (Sandbox.connect): resumes a paused one, extends its TTL to `timeout`. */
   'sandbox.connect': {
     method: 'POST',
     path: '/v2/sandboxes/:sandboxID/connect',

@@ -59,8 +59,18 @@ export interface E2bMetric {
   diskTotal: number;
 }
 
-/** POST /v2/sandboxes/{id}/connect: a new timeout, and how to resume a paused one (Warden does neither). */
+/** POST /v2/sandboxes/{id}/connect: a timeout that only ever extends, and how to resume a paused one (`memory: false`, a reboot, Warden cannot). */
 export const E2bConnectSchema = z.object({ timeout: z.number().int().min(0).optional(), memory: z.boolean().optional() });
+/** POST /sandboxes/{id}/timeout (Sandbox.setTimeout): seconds from now until the sandbox is destroyed. */
+export const E2bTimeoutSchema = z.object({
+  timeout: z
+    .number()
+    .int()
+    .positive()
+    .max(30 * 24 * 3600),
+});
+/** POST /sandboxes/{id}/pause: `memory: false` (keep only the files, reboot on resume) Warden cannot do. */
+export const E2bPauseSchema = z.object({ memory: z.boolean().nullish() });
 export const E2bSandboxParamsSchema = z.object({ sandboxID: z.string().min(1).max(128) });
 
 /** The answer to create and connect (Sandbox). */

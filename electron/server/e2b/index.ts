@@ -110,7 +110,11 @@ export async function registerE2b(app: FastifyInstance, deps: ServerDeps, revoke
       for (const service of ['process.Process', 'filesystem.Filesystem'])
         scope.post(`/${service}/:method`, { config: { e2b: 'envd-rpc' } }, rpc(service));
 
-      scope.get('/health', { config: { e2b: 'envd-http' } }, async (_req, reply) => reply.code(204).send());
+      // envd answers while its sandbox runs; a paused one's does not (the SDK's isRunning() is then false).
+      scope.get('/health', { config: { e2b: 'envd-http' } }, async (req, reply) => {
+        const info = await gateway.inspectSandbox(contextOf(req.caller!), req.e2bSandbox);
+        return reply.code(info.state === 'running' ? 204 : 502).send();
+      });
       scope.get('/files', { config: { e2b: 'envd-http' } }, async (req, reply) => {
         const query = parseWith(EnvdFilesQuerySchema, req.query, 'query');
         const data = await readFile(gateway, contextOf(req.caller!), req.e2bSandbox, query.path);
@@ -128,7 +132,7 @@ export async function registerE2b(app: FastifyInstance, deps: ServerDeps, revoke
         });
       });
 
-      // Everything else of the E2B API (templates, volumes, snapshots, pause, setTimeout …), named.
+      // Everything else of the E2B API (templates, volumes, snapshots, network updates …), named.
       scope.all('/*', { config: { e2b: 'open' } }, async (req) => {
         throw new E2bUnsupported(`${req.method} ${req.url.split('?')[0]}`);
       });
