@@ -4,11 +4,12 @@
 // swapped in while a removal runs), `..`, paths the policy hides or keeps read-only inside the
 // tree, a directory moved into itself, trees too deep or too large (refused whole, nothing removed).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Sandbox } from 'e2b';
+import { Sandbox, type FilesystemEvent } from 'e2b';
 import { E2B_PREFIX } from '../../shared/contracts/e2b-routes.js';
 import { openTestServer, type TestServer } from '../test-support/test-server.js';
 import { TEST_LABEL_KEY } from '../test-support/test-label.js';
 import { MAX_TREE_DEPTH, MAX_TREE_ENTRIES } from '../engine/podman/file-tree.js';
+import { MAX_AGENT_WATCHES } from './e2b/envd-watch.js';
 
 let ts: TestServer;
 let sbx: Sandbox;
@@ -139,5 +140,63 @@ describe('files.rename of a directory', () => {
     expect(await sh('cat ~/mvd2/a/.env /tmp/victim/keep.txt')).toBe('s\nkeep\n');
     const kinds = ts.audit.entries.filter((e) => e.kind === 'file.moved' && (e.payload as { type: string }).type === 'dir');
     expect(kinds).toHaveLength(1);
+  });
+});
+
+/** A watch's events as they come, and a way to wait for the one a step makes (never a time). */
+function collector() {
+  const seen: string[] = [];
+  const waiting: { want: string; resolve: () => void }[] = [];
+  const onEvent = (e: FilesystemEvent) => {
+    const key = `${e.type} ${e.name}`;
+    seen.push(key);
+    for (const w of waiting.filter((w) => w.want === key)) w.resolve();
+  };
+  const next = (want: string) =>
+    seen.includes(want) ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ want, resolve }));
+  return { seen, onEvent, next };
+}
+
+describe('files.watchDir (polled)', () => {
+  it('reports creates, writes, mode changes and removes; one level unless recursive; hidden paths never', async () => {
+    await sbx.files.makeDir('w');
+    const flat = collector();
+    const deep = collector();
+    const flatWatch = await sbx.files.watchDir('w', flat.onEvent, { timeoutMs: 0 });
+    const deepWatch = await sbx.files.watchDir('/home/user/w', deep.onEvent, { recursive: true, timeoutMs: 0 });
+    await sbx.files.write('w/a.txt', 'one');
+    await flat.next('create a.txt');
+    await sbx.files.write('w/a.txt', 'two, longer');
+    await flat.next('write a.txt');
+    await sh('chmod 600 ~/w/a.txt');
+    await flat.next('chmod a.txt');
+    await sh('echo s > ~/w/.env && mkdir -p ~/w/sub/.env && echo i > ~/w/sub/.env/inner');
+    await sbx.files.write('w/sub/x.txt', 'x');
+    await deep.next('create sub/x.txt');
+    await sbx.files.remove('w/a.txt');
+    await flat.next('remove a.txt');
+    await deep.next('remove a.txt');
+    expect(flat.seen).toContain('create sub');
+    expect(flat.seen.some((k) => k.includes('sub/'))).toBe(false);
+    expect([...flat.seen, ...deep.seen].some((k) => k.includes('.env'))).toBe(false);
+    await flatWatch.stop();
+    await deepWatch.stop();
+    // The watch is one call in the run (its first look); its polls are not calls of their own.
+    const looks = ts.audit.entries.filter((e) => e.kind === 'file.listed' && (e.payload as { path: string }).path === '/workspace/w');
+    expect(looks.map((e) => (e.payload as { depth: number }).depth)).toEqual([1, MAX_TREE_DEPTH]);
+  });
+
+  it('refuses a watch through a symlink or out of the workspace, and more than the watches an agent may hold', async () => {
+    await sh('ln -sfn /tmp/victim ~/victim-link');
+    expect((await failure(sbx.files.watchDir('victim-link', () => undefined))).message).toContain('symlink');
+    expect((await failure(sbx.files.watchDir('/tmp/victim', () => undefined))).message).toMatch(/workspace/);
+    // Counted per agent: a second agent, so the watches above (their ends are the server's to notice) do not count here.
+    const apiKey = ts.server.tokens.create('e2b-watch-limit').token;
+    const other = await Sandbox.create({ apiKey, metadata: { [TEST_LABEL_KEY]: ts.t.runId } });
+    const held = [];
+    for (let i = 0; i < MAX_AGENT_WATCHES; i++) held.push(await other.files.watchDir('.', () => undefined, { timeoutMs: 0 }));
+    expect((await failure(other.files.watchDir('.', () => undefined))).message).toContain('watches open');
+    await Promise.all(held.map((h) => h.stop()));
+    await other.kill();
   });
 });

@@ -15,6 +15,7 @@ import {
   FsListDirRequestSchema,
   FsMoveRequestSchema,
   FsPathRequestSchema,
+  FsWatchDirRequestSchema,
   ProcessListRequestSchema,
   ProcessSignalRequestSchema,
   ProcessStartRequestSchema,
@@ -24,6 +25,7 @@ import {
   type EntryInfo,
   type ProcessEvent,
   type ProcessInfo,
+  type WatchDirEvent,
 } from '../types/e2b.js';
 
 /** Where the door lives: E2B_API_URL and E2B_SANDBOX_URL are both the server's URL plus this. */
@@ -121,6 +123,8 @@ export const EnvdRpcs = {
   'filesystem.Filesystem/Remove': { kind: 'unary', request: FsPathRequestSchema, response: answer<Record<string, never>>() },
   'filesystem.Filesystem/Move': { kind: 'unary', request: FsMoveRequestSchema, response: answer<{ entry: EntryInfo }>() },
   'filesystem.Filesystem/Stat': { kind: 'unary', request: FsPathRequestSchema, response: answer<{ entry: EntryInfo }>() },
+  /** Polled, not notified: see electron/server/e2b/envd-watch.ts for what a watch can miss. */
+  'filesystem.Filesystem/WatchDir': { kind: 'server-stream', request: FsWatchDirRequestSchema, response: answer<WatchDirEvent>() },
 } as const;
 
 export type EnvdRpcName = keyof typeof EnvdRpcs;

@@ -150,6 +150,21 @@ export const FsPathRequestSchema = z.object({ path: z.string().min(1).max(4096) 
 export const FsMoveRequestSchema = z.object({ source: z.string().min(1).max(4096), destination: z.string().min(1).max(4096) });
 export const FsListDirRequestSchema = FsPathRequestSchema.extend({ depth: z.number().int().min(0).default(1) });
 
+/** WatchDir: events under `path` (with `recursive`, its whole tree), as Warden polls them (envd-watch.ts). */
+export const FsWatchDirRequestSchema = FsPathRequestSchema.extend({
+  recursive: z.boolean().default(false),
+  includeEntry: z.boolean().default(false),
+  allowNetworkMounts: z.boolean().default(false),
+});
+
+export type FsEventTypeName = 'EVENT_TYPE_CREATE' | 'EVENT_TYPE_WRITE' | 'EVENT_TYPE_REMOVE' | 'EVENT_TYPE_RENAME' | 'EVENT_TYPE_CHMOD';
+
+/** One message of a WatchDir stream: exactly one of these fields. */
+export type WatchDirEvent =
+  | { start: Record<string, never> }
+  | { filesystem: { name: string; type: FsEventTypeName; entry?: EntryInfo } }
+  | { keepalive: Record<string, never> };
+
 export type FileTypeName = 'FILE_TYPE_UNSPECIFIED' | 'FILE_TYPE_FILE' | 'FILE_TYPE_DIRECTORY' | 'FILE_TYPE_SYMLINK';
 
 export interface EntryInfo {

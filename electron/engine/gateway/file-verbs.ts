@@ -9,14 +9,36 @@ import type { WardenEngine } from '../engine.js';
 import type { AgentContext, CallHooks, OnSandbox } from './call-spec.js';
 import { fileRunArgs, fileSpec, listVerb, mkdirVerb, moveVerb, readVerb, removeVerb, treeVerb, writeVerb } from './file-call.js';
 import type { FileOp, FileVerb, TreeList } from './file-call.js';
-import { MAX_TREE_DEPTH } from '../podman/file-tree.js';
+import { MAX_TREE_DEPTH, type TreeEntry } from '../podman/file-tree.js';
+import { workspaceComponents, workspacePath } from '../podman/workspace-path.js';
+import type { ToolName } from '../../../shared/types/run.js';
+import type { SandboxInfo } from '../../../shared/types/sandbox.js';
+import { pathAccess } from './path-policy.js';
+import { effectivePolicy } from './policy-load.js';
+import { madeBy } from './sandbox-access.js';
 
 export class FileVerbs {
   constructor(
     private readonly engine: WardenEngine,
     private readonly policy: () => Policy,
     private readonly onSandbox: OnSandbox,
+    /** The sandbox, if the caller may act on it now (access, attestation, not paused); no run, no record. */
+    private readonly sandbox: (ctx: AgentContext, ref: string, tool: ToolName) => Promise<SandboxInfo>,
   ) {}
+
+  /**
+   * A watch's later looks at a tree whose first look was a `tree` call (E2B's watchDir polls): the
+   * sandbox checked each time as for a call, hidden paths left out, but not a call of its own, so
+   * a watch does not fill the run and the ledger with one listing a second.
+   */
+  async look(ctx: AgentContext, ref: string, path: string, depth: number): Promise<TreeEntry[]> {
+    const info = await this.sandbox(ctx, ref, 'file.list');
+    const comps = workspaceComponents(path);
+    const root = workspacePath(comps);
+    const rules = effectivePolicy(this.policy(), info.name, madeBy(info)).paths;
+    const entries = await this.engine.files.walk(info, comps, depth);
+    return entries.filter((e) => pathAccess(rules, `${root}/${e.path}`).access !== 'hidden');
+  }
 
   read(ctx: AgentContext, ref: string, path: string, hooks?: CallHooks): Promise<Buffer> {
     return this.call('read', ctx, ref, path, hooks, readVerb(this.engine, path, this.policy().files.maxReadBytes));

@@ -78,6 +78,7 @@ export class Gateway implements GatewayMethodHandlers {
     this.runner = new CallRunner(this.runs, this.approvals, audit, this.limits);
     this.access = new SandboxAccess(engine, audit, () => this.policy);
     const onSandbox: OnSandbox = (ctx, ref, tool, args, spec) => this.onSandbox(ctx, ref, tool, args, spec);
+    const sandbox = (ctx: AgentContext, ref: string, tool: ToolName) => this.sandbox(ctx, ref, tool);
     this.snapshots = new SnapshotVerbs({
       engine,
       runs: this.runs,
@@ -85,9 +86,9 @@ export class Gateway implements GatewayMethodHandlers {
       limits: this.limits,
       policy: () => this.policy,
       onSandbox,
-      sandbox: (ctx, ref, tool) => this.sandbox(ctx, ref, tool),
+      sandbox,
     });
-    this.files = new FileVerbs(engine, () => this.policy, onSandbox);
+    this.files = new FileVerbs(engine, () => this.policy, onSandbox, sandbox);
     this.lifecycleVerbs = new LifecycleVerbs({ engine, policy: () => this.policy, onSandbox, forget: () => this.access.forget() });
     // Idle runs end even when no call comes to notice them.
     this.sweeper = setInterval(() => this.runs.sweep(), SWEEP_MS);

@@ -27,7 +27,7 @@ function permissions(type: FileEntry['type'], mode: number): string {
   return (type === 'dir' ? 'd' : type === 'symlink' ? 'l' : '-') + bits.join('');
 }
 
-function entryInfo(dir: string, e: FileEntry): EntryInfo {
+export function entryInfo(dir: string, e: FileEntry): EntryInfo {
   return {
     name: e.name,
     type: TYPES[e.type],

@@ -15,6 +15,7 @@ import { e2bFailure, E2bUnsupported } from './e2b-errors.js';
 import { registerE2bRest } from './e2b-rest.js';
 import { listDir, makeDir, move, readFile, remove, stat, writeFiles } from './envd-files.js';
 import { keepaliveMs, listProcesses, ProcessTable, signalProcess, startProcess } from './envd-process.js';
+import { watchDir, WatchTable } from './envd-watch.js';
 
 /** What a route of this door is: the control plane, envd (RPC or HTTP), or an answer that needs no key. */
 type E2bRouteKind = 'api' | 'envd-rpc' | 'envd-http' | 'open';
@@ -41,6 +42,7 @@ function sendFailure(req: FastifyRequest, reply: FastifyReply, err: unknown): Fa
 export async function registerE2b(app: FastifyInstance, deps: ServerDeps, revoked: RevokedConnections): Promise<void> {
   const access = new E2bAccess(deps.tokens);
   const processes = new ProcessTable();
+  const watches = new WatchTable();
   const { gateway } = deps;
   await app.register(
     async (scope) => {
@@ -105,6 +107,19 @@ export async function registerE2b(app: FastifyInstance, deps: ServerDeps, revoke
           }
           case 'filesystem.Filesystem/Stat':
             return stat(gateway, ctx, sandboxId, parseWith(EnvdRpcs[name].request, raw, method).path);
+          case 'filesystem.Filesystem/WatchDir': {
+            const request = parseWith(EnvdRpcs[name].request, raw, method);
+            const keepalive = keepaliveMs(req.headers['keepalive-ping-interval']);
+            await watchDir(
+              { gateway, watches, ...(deps.streams ? { streams: deps.streams } : {}) },
+              ctx,
+              sandboxId,
+              request,
+              reply,
+              keepalive,
+            );
+            return reply;
+          }
         }
       };
       for (const service of ['process.Process', 'filesystem.Filesystem'])
