@@ -169,11 +169,16 @@ describe('the e2b SDK: pause and resume', () => {
     const running = new Promise<void>((resolve) => (started = resolve));
     const handle = await sbx.commands.run('echo up; sleep 600', { background: true, onStdout: () => started() });
     await running;
+    let watchEnded!: (err?: Error) => void;
+    const watchExit = new Promise<Error | undefined>((resolve) => (watchEnded = resolve));
+    await sbx.files.watchDir('.', () => undefined, { timeoutMs: 0, onExit: (err) => watchEnded(err) });
     const finished = ts.audit.nextEntry((e) => e.kind === 'exec.finished' && e.sandboxId === sbx.sandboxId);
     await sbx.pause();
     // Ended before the freeze (a frozen one's stream could only hang until the SDK's own timeout).
     expect((await finished).payload).toMatchObject({ cancelled: 'the sandbox was paused' });
     expect(await failure(handle.wait())).toBeInstanceOf(CommandExitError);
+    // A watch's next look is refused, and ends the watch with that error.
+    expect((await watchExit)?.message).toContain('paused');
     await Sandbox.connect(sbx.sandboxId);
     await sbx.kill();
   });
@@ -184,6 +189,10 @@ describe('the e2b SDK: pause and resume', () => {
     await sbx.pause();
     expect((await failure(Sandbox.connect(sbx.sandboxId, { onResume: 'reboot' }))).message).toContain('not supported by Warden');
     expect((await sbx.getInfo()).state).toBe('paused');
-    await sbx.kill();
+    // A paused sandbox still expires at its deadline.
+    await sbx.setTimeout(1000);
+    await ts.server.engine.reapExpired(new Date(Date.now() + 120_000));
+    expect(await Sandbox.list().nextItems()).not.toContainEqual(expect.objectContaining({ sandboxId: sbx.sandboxId }));
+    expect(entriesOf('sandbox.expired', sbx.sandboxId)).toHaveLength(1);
   });
 });
