@@ -220,9 +220,9 @@ export class WardenEngine implements MethodHandlers {
 
   async 'sandbox.pause'(p: MethodParams<'sandbox.pause'>) {
     await this.settleAttestation(p.ref);
-    // A frozen command could only hang its caller: the ones running end first (running-execs.ts).
-    await this.execs.running.end((await this.resolveSandbox(p.ref)).id, 'the sandbox was paused');
-    return this.lifecycle('sandbox.paused', this.podman.sandboxes.pause(p.ref));
+    const { id } = await this.resolveSandbox(p.ref);
+    const pause = () => this.lifecycle('sandbox.paused', this.podman.sandboxes.pause(id));
+    return this.execs.running.closedDuring(id, 'the sandbox was paused', pause);
   }
 
   async 'sandbox.resume'(p: MethodParams<'sandbox.resume'>) {
