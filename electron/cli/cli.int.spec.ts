@@ -167,6 +167,35 @@ describe('warden CLI', () => {
     }
   });
 
+  it("sandbox ttl: a new deadline from now, or none, over the create's, recorded; bad input is one clear line", () => {
+    const name = `${prefix}-ttl`;
+    const created = JSON.parse(warden(['sandbox', 'create', '--name', name, '--ttl', '60', '--json']).stdout) as {
+      id: string;
+      expiresAt: string;
+    };
+    const later = warden(['sandbox', 'ttl', name, '3600', '--json']);
+    expect(later.status, later.stderr).toBe(0);
+    const at = Date.parse((JSON.parse(later.stdout) as { expiresAt: string }).expiresAt);
+    expect(at).toBeGreaterThan(Date.parse(created.expiresAt));
+    // Another process reads the same record (the label still says 60 s).
+    expect(Date.parse(JSON.parse(warden(['sandbox', 'inspect', name, '--json']).stdout).expiresAt)).toBe(at);
+    expect(JSON.parse(warden(['sandbox', 'ttl', name, 'none', '--json']).stdout).expiresAt).toBeNull();
+    const bad = warden(['sandbox', 'ttl', name, 'soon']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('ttlSeconds');
+    const ledger = openAuditLedger(home);
+    try {
+      const set = ledger
+        .entries({ sandboxId: created.id, kind: 'sandbox.ttl-set' })
+        .map((e) => e.payload as { from: string; to: string | null });
+      expect(set.map((p) => p.to)).toEqual([expect.any(String), null]);
+      expect(set[0]!.from).toBe(created.expiresAt);
+    } finally {
+      ledger.close();
+    }
+    expect(warden(['sandbox', 'rm', name]).status).toBe(0);
+  });
+
   it('network egress: a one-shot exec gets the sandbox a way out, and the policy (nothing, as shipped) refuses it with the rule', () => {
     const name = `${prefix}-egress`;
     const created = warden(['sandbox', 'create', '--name', name, '--network', 'egress', '--json']);

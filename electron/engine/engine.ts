@@ -16,6 +16,8 @@ import { runDoctor } from './doctor.js';
 import { Attestations } from './attest/attestations.js';
 import { runnersOf } from './runner/runner-registry.js';
 import { SandboxFiles } from './sandbox-files.js';
+import { SandboxTtl } from './sandbox-ttl.js';
+import { RunningExecs } from './running-execs.js';
 import { createdPayload, NamesUnderWay } from './sandbox-create.js';
 import { WorkspaceChanges } from './diff/workspace-changes.js';
 import { Snapshots } from './snapshot/snapshots.js';
@@ -48,6 +50,8 @@ export class WardenEngine implements MethodHandlers {
   private readonly execs: ExecRecorder;
   /** Files in a sandbox's /workspace, each read, write and listing recorded (the gateway's file verbs). */
   readonly files: SandboxFiles;
+  /** TTLs changed after create, recorded (sandbox-ttl.ts). */
+  readonly ttl: SandboxTtl;
   /** Workspace baselines and diffs (diff/); snapshots, reset and fork (snapshot/); what `egress` sandboxes may reach (egress/). */
   readonly changes: WorkspaceChanges;
   readonly snapshots: Snapshots;
@@ -62,8 +66,14 @@ export class WardenEngine implements MethodHandlers {
     private readonly options: WardenEngineOptions = { actor: 'user' },
   ) {
     this.attestations = new Attestations(podman.connection, audit, this.events, podman.options.home);
-    this.execs = { conn: podman.connection, audit, entry: (id, kind, payload) => this.entry(id, kind, payload) };
+    this.execs = {
+      conn: podman.connection,
+      audit,
+      running: new RunningExecs(),
+      entry: (id, kind, payload) => this.entry(id, kind, payload),
+    };
     this.files = new SandboxFiles(podman.connection, (id, kind, payload) => this.record(id, kind, payload));
+    this.ttl = new SandboxTtl(podman, audit, (id, kind, payload) => this.record(id, kind, payload));
     this.changes = new WorkspaceChanges(podman.connection, podman.options.home);
     this.snapshots = new Snapshots(podman, audit, this.attestations, () => this.options.actor, this.changes);
     this.egress = serveEgress(podman.connection, audit, podman.options.home);
@@ -120,16 +130,9 @@ export class WardenEngine implements MethodHandlers {
     this.reaper.unref();
   }
 
-  /** Destroys sandboxes whose TTL has passed; returns their names. */
-  async reapExpired(now = new Date()): Promise<string[]> {
-    const expired = (await this.listSandboxes()).filter((s) => s.expiresAt && new Date(s.expiresAt) <= now);
-    for (const s of expired) {
-      await this.podman.sandboxes.destroy(s.id).catch(() => undefined);
-      await appendDurably(this.audit, [
-        { actor: 'system', sandboxId: s.id, kind: 'sandbox.expired', payload: { name: s.name, expiresAt: s.expiresAt } },
-      ]);
-    }
-    return expired.map((s) => s.name);
+  /** Destroys sandboxes whose TTL (as set at create or since) has passed; returns their names. */
+  reapExpired(now = new Date()): Promise<string[]> {
+    return this.ttl.reap(now);
   }
 
   async 'engine.info'() {
@@ -217,7 +220,9 @@ export class WardenEngine implements MethodHandlers {
 
   async 'sandbox.pause'(p: MethodParams<'sandbox.pause'>) {
     await this.settleAttestation(p.ref);
-    return this.lifecycle('sandbox.paused', this.podman.sandboxes.pause(p.ref));
+    const { id } = await this.resolveSandbox(p.ref);
+    const pause = () => this.lifecycle('sandbox.paused', this.podman.sandboxes.pause(id));
+    return this.execs.running.closedDuring(id, 'the sandbox was paused', pause);
   }
 
   async 'sandbox.resume'(p: MethodParams<'sandbox.resume'>) {

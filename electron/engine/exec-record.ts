@@ -12,6 +12,7 @@ import type { PodmanConnection } from './podman/connection.js';
 import { egressOf } from './egress/egress-registry.js';
 import { argvOf, runExec, type ExecHandlers } from './podman/exec-session.js';
 import type { CommandInput } from './podman/exec-handlers.js';
+import type { RunningExecs } from './running-execs.js';
 
 /** Entries to write in the same transaction as exec.started (a gateway's decision), and a hook once they are durable. */
 export interface ExecAudit {
@@ -21,6 +22,8 @@ export interface ExecAudit {
 
 export interface ExecRecorder {
   conn: PodmanConnection;
+  /** Where the command is known while it runs (a pause ends it first). */
+  running: RunningExecs;
   audit: AuditSink;
   /** The engine's entry for this sandbox (its actor; the audit context may put an agent's name in). */
   entry: (sandboxId: string, kind: string, payload: unknown) => AuditRecord;
@@ -58,23 +61,25 @@ export async function recordedExec(
     audit.onRecorded?.();
     // The command's way out is up before it runs (this process may not be the one that started the sandbox).
     if (sandbox.network === 'egress') await egressOf(r.conn).ensure(sandbox.id);
-    const result = await runExec(r.conn, sandbox.id, request, {
-      onStdout: (c) => {
-        hashOut.update(c);
-        out.add(c);
-        return handlers.onStdout?.(c);
-      },
-      onStderr: (c) => {
-        hashErr.update(c);
-        err.add(c);
-        return handlers.onStderr?.(c);
-      },
-      ...(handlers.drain ? { drain: handlers.drain } : {}),
-      ...(handlers.allowance ? { allowance: handlers.allowance } : {}),
-      ...(handlers.signal ? { signal: handlers.signal } : {}),
-      ...(handlers.openInput ? { openInput } : {}),
-      ...(handlers.pty ? { pty: handlers.pty } : {}),
-    });
+    const result = await r.running.run(sandbox.id, handlers.signal, (signal) =>
+      runExec(r.conn, sandbox.id, request, {
+        onStdout: (c) => {
+          hashOut.update(c);
+          out.add(c);
+          return handlers.onStdout?.(c);
+        },
+        onStderr: (c) => {
+          hashErr.update(c);
+          err.add(c);
+          return handlers.onStderr?.(c);
+        },
+        ...(handlers.drain ? { drain: handlers.drain } : {}),
+        ...(handlers.allowance ? { allowance: handlers.allowance } : {}),
+        signal,
+        ...(handlers.openInput ? { openInput } : {}),
+        ...(handlers.pty ? { pty: handlers.pty } : {}),
+      }),
+    );
     const digests = { stdoutDigest: hashOut.digest('hex'), stderrDigest: hashErr.digest('hex') };
     const input = given ? { stdinBytes: given.bytes, stdinDigest: given.hash.digest('hex') } : {};
     await appendDurably(r.audit, [

@@ -8,6 +8,7 @@ import type { SandboxInfo } from '../../shared/types/sandbox.js';
 import type { PodmanConnection } from './podman/connection.js';
 import { listDirIn, makeDirIn, moveIn, readFileIn, removeIn, writeFileIn } from './podman/file-helper.js';
 import { workspacePath } from './podman/workspace-path.js';
+import { listTreeIn, MAX_TREE_DEPTH, removeTreeIn, type TreeEntry } from './podman/file-tree.js';
 
 /** Which call of which run a file entry belongs to (the gateway's), first in its payload. */
 export interface CallRef {
@@ -54,9 +55,30 @@ export class SandboxFiles {
     return { path };
   }
 
-  /** A file or symlink to another path in the workspace. */
-  async move(sandbox: SandboxInfo, comps: string[], to: string[], call?: CallRef): Promise<FileMoved> {
-    const entry = await moveIn(this.conn, sandbox.id, comps, to);
+  /** Everything under a directory down to `depth` levels (no record: what a call checks before it acts). */
+  walk(sandbox: SandboxInfo, comps: string[], depth = MAX_TREE_DEPTH): Promise<TreeEntry[]> {
+    return listTreeIn(this.conn, sandbox.id, comps, depth);
+  }
+
+  /** A listing `depth` levels down; `visible` (by full path) as for one level. */
+  async listTree(sandbox: SandboxInfo, comps: string[], depth: number, visible: (path: string) => boolean, call?: CallRef) {
+    const path = workspacePath(comps);
+    const entries = (await listTreeIn(this.conn, sandbox.id, comps, depth)).filter((e) => visible(`${path}/${e.path}`));
+    await this.record(sandbox.id, 'file.listed', { ...call, path, depth, entries: entries.length });
+    return { path, entries };
+  }
+
+  /** A directory and everything in it. */
+  async removeTree(sandbox: SandboxInfo, comps: string[], call?: CallRef): Promise<{ path: string }> {
+    const entries = await removeTreeIn(this.conn, sandbox.id, comps);
+    const path = workspacePath(comps);
+    await this.record(sandbox.id, 'file.removed', { ...call, path, type: 'dir', entries });
+    return { path };
+  }
+
+  /** A file or symlink (a directory too, with `dirs`) to another path in the workspace. */
+  async move(sandbox: SandboxInfo, comps: string[], to: string[], call?: CallRef, dirs = false): Promise<FileMoved> {
+    const entry = await moveIn(this.conn, sandbox.id, comps, to, dirs);
     const path = workspacePath(to);
     await this.record(sandbox.id, 'file.moved', { ...call, path: workspacePath(comps), to: path, type: entry.type });
     return { path, entry };

@@ -31,6 +31,11 @@ export function registerAgentRoutes(app: FastifyInstance, { gateway, streams }: 
 
   registerRoute(app, 'sandbox.start', async ({ params }, req) => gateway.startSandbox(agentContext(req), params.id));
   registerRoute(app, 'sandbox.stop', async ({ params }, req) => gateway.stopSandbox(agentContext(req), params.id));
+  registerRoute(app, 'sandbox.pause', async ({ params }, req) => gateway.lifecycleVerbs.pause(agentContext(req), params.id));
+  registerRoute(app, 'sandbox.resume', async ({ params }, req) => gateway.lifecycleVerbs.resume(agentContext(req), params.id));
+  registerRoute(app, 'sandbox.ttl', async ({ params, body }, req) =>
+    gateway.lifecycleVerbs.setTtl(agentContext(req), params.id, body.ttlSeconds),
+  );
   registerRoute(app, 'sandbox.destroy', async ({ params }, req) => gateway.destroySandbox(agentContext(req), params.id));
 
   registerRoute(app, 'sandbox.exec', async ({ params, body }, req, reply) => {

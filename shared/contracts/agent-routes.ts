@@ -8,6 +8,7 @@ import {
   ApiExecBodySchema,
   FileListQuerySchema,
   FileQuerySchema,
+  TtlRequestSchema,
   type ExecStreamEvent,
   type FileList,
   type FileWritten,
@@ -81,6 +82,18 @@ export const AgentRoutes = {
   },
   'sandbox.start': { method: 'POST', path: '/v1/sandboxes/:id/start', params: SandboxParams, response: answer<SandboxInfo>() },
   'sandbox.stop': { method: 'POST', path: '/v1/sandboxes/:id/stop', params: SandboxParams, response: answer<SandboxInfo>() },
+  /** Podman pause and unpause: every process frozen (calls into it are refused until it resumes), then thawed. */
+  'sandbox.pause': { method: 'POST', path: '/v1/sandboxes/:id/pause', params: SandboxParams, response: answer<SandboxInfo>() },
+  'sandbox.resume': { method: 'POST', path: '/v1/sandboxes/:id/resume', params: SandboxParams, response: answer<SandboxInfo>() },
+  /** A new TTL from now, kept over the create's (agents: within create.maxTtlSeconds, never none). */
+  'sandbox.ttl': {
+    method: 'POST',
+    path: '/v1/sandboxes/:id/ttl',
+    params: SandboxParams,
+    body: TtlRequestSchema,
+    bodyName: 'ttl',
+    response: answer<SandboxInfo>(),
+  },
   'sandbox.destroy': {
     method: 'DELETE',
     path: '/v1/sandboxes/:id',

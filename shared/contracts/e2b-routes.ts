@@ -8,11 +8,14 @@ import {
   E2bNewSandboxSchema,
   E2bSandboxParamsSchema,
   E2bConnectSchema,
+  E2bPauseSchema,
+  E2bTimeoutSchema,
   E2bListQuerySchema,
   E2bMetricsQuerySchema,
   FsListDirRequestSchema,
   FsMoveRequestSchema,
   FsPathRequestSchema,
+  FsWatchDirRequestSchema,
   ProcessListRequestSchema,
   ProcessSignalRequestSchema,
   ProcessStartRequestSchema,
@@ -22,6 +25,7 @@ import {
   type EntryInfo,
   type ProcessEvent,
   type ProcessInfo,
+  type WatchDirEvent,
 } from '../types/e2b.js';
 import {
   ProcessCloseStdinRequestSchema,
@@ -79,7 +83,27 @@ export const E2bRoutes = {
     status: 204,
     response: answer<null>(),
   },
-  /** A new access token for a sandbox the caller owns (Sandbox.connect). */
+  /** A new TTL from now (Sandbox.setTimeout), within the policy's max TTL for agents. */
+  'sandbox.timeout': {
+    method: 'POST',
+    path: '/sandboxes/:sandboxID/timeout',
+    params: E2bSandboxParamsSchema,
+    body: E2bTimeoutSchema,
+    bodyName: 'timeout',
+    status: 204,
+    response: answer<null>(),
+  },
+  /** Podman pause (409 when it is paused already: the SDK's `false`); connect resumes it. */
+  'sandbox.pause': {
+    method: 'POST',
+    path: '/sandboxes/:sandboxID/pause',
+    params: E2bSandboxParamsSchema,
+    body: E2bPauseSchema,
+    bodyName: 'pause',
+    status: 204,
+    response: answer<null>(),
+  },
+  /** A new access token for a sandbox the caller owns (Sandbox.connect): resumes a paused one, extends its TTL to `timeout`. */
   'sandbox.connect': {
     method: 'POST',
     path: '/v2/sandboxes/:sandboxID/connect',
@@ -111,6 +135,8 @@ export const EnvdRpcs = {
   'filesystem.Filesystem/Remove': { kind: 'unary', request: FsPathRequestSchema, response: answer<Record<string, never>>() },
   'filesystem.Filesystem/Move': { kind: 'unary', request: FsMoveRequestSchema, response: answer<{ entry: EntryInfo }>() },
   'filesystem.Filesystem/Stat': { kind: 'unary', request: FsPathRequestSchema, response: answer<{ entry: EntryInfo }>() },
+  /** Polled, not notified: see electron/server/e2b/envd-watch.ts for what a watch can miss. */
+  'filesystem.Filesystem/WatchDir': { kind: 'server-stream', request: FsWatchDirRequestSchema, response: answer<WatchDirEvent>() },
 } as const;
 
 export type EnvdRpcName = keyof typeof EnvdRpcs;

@@ -106,3 +106,16 @@ export interface ServerFile {
 /** Header naming the run a call belongs to (else one run per agent and sandbox). */
 export const RUN_HEADER = 'x-warden-run';
 export const RunKeySchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/, 'X-Warden-Run is 1–128 letters, digits, _ . : -');
+
+/** POST /v1/sandboxes/{id}/ttl: the sandbox expires this many seconds from now; null: never (the user only). */
+export const TtlRequestSchema = z
+  .object({
+    ttlSeconds: z
+      .number()
+      .int()
+      .positive()
+      .max(365 * 24 * 3600)
+      .nullable(),
+  })
+  .strict();
+export type TtlRequest = z.infer<typeof TtlRequestSchema>;

@@ -59,8 +59,18 @@ export interface E2bMetric {
   diskTotal: number;
 }
 
-/** POST /v2/sandboxes/{id}/connect: a new timeout, and how to resume a paused one (Warden does neither). */
+/** POST /v2/sandboxes/{id}/connect: a timeout that only ever extends, and how to resume a paused one (`memory: false`, a reboot, Warden cannot). */
 export const E2bConnectSchema = z.object({ timeout: z.number().int().min(0).optional(), memory: z.boolean().optional() });
+/** POST /sandboxes/{id}/timeout (Sandbox.setTimeout): seconds from now until the sandbox is destroyed. */
+export const E2bTimeoutSchema = z.object({
+  timeout: z
+    .number()
+    .int()
+    .positive()
+    .max(30 * 24 * 3600),
+});
+/** POST /sandboxes/{id}/pause: `memory: false` (keep only the files, reboot on resume) Warden cannot do. */
+export const E2bPauseSchema = z.object({ memory: z.boolean().nullish() });
 export const E2bSandboxParamsSchema = z.object({ sandboxID: z.string().min(1).max(128) });
 
 /** The answer to create and connect (Sandbox). */
@@ -145,6 +155,21 @@ export interface ProcessInfo {
 export const FsPathRequestSchema = z.object({ path: z.string().min(1).max(4096) });
 export const FsMoveRequestSchema = z.object({ source: z.string().min(1).max(4096), destination: z.string().min(1).max(4096) });
 export const FsListDirRequestSchema = FsPathRequestSchema.extend({ depth: z.number().int().min(0).default(1) });
+
+/** WatchDir: events under `path` (with `recursive`, its whole tree), as Warden polls them (envd-watch.ts). */
+export const FsWatchDirRequestSchema = FsPathRequestSchema.extend({
+  recursive: z.boolean().default(false),
+  includeEntry: z.boolean().default(false),
+  allowNetworkMounts: z.boolean().default(false),
+});
+
+export type FsEventTypeName = 'EVENT_TYPE_CREATE' | 'EVENT_TYPE_WRITE' | 'EVENT_TYPE_REMOVE' | 'EVENT_TYPE_RENAME' | 'EVENT_TYPE_CHMOD';
+
+/** One message of a WatchDir stream: exactly one of these fields. */
+export type WatchDirEvent =
+  | { start: Record<string, never> }
+  | { filesystem: { name: string; type: FsEventTypeName; entry?: EntryInfo } }
+  | { keepalive: Record<string, never> };
 
 export type FileTypeName = 'FILE_TYPE_UNSPECIFIED' | 'FILE_TYPE_FILE' | 'FILE_TYPE_DIRECTORY' | 'FILE_TYPE_SYMLINK';
 

@@ -22,6 +22,10 @@ export const TOOL_NAMES = [
   'file.mkdir',
   'file.remove',
   'file.move',
+  // After create (gateway/lifecycle-verbs.ts): a new TTL, pause, resume.
+  'sandbox.ttl',
+  'sandbox.pause',
+  'sandbox.resume',
   /** Not an agent verb: a connection from an `egress` sandbox that a rule asks about (its approval's tool). */
   'net.connect',
 ] as const;

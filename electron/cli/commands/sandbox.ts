@@ -147,6 +147,24 @@ export function registerSandbox(program: Command): void {
   }
 
   sandbox
+    .command('ttl <name> <seconds>')
+    .description('make a sandbox expire SECONDS from now, or never (`none`); kept in WARDEN_HOME over the TTL set at create')
+    .option('--json', 'print the sandbox as JSON')
+    .action((name: string, seconds: string, o: { json?: boolean }) =>
+      runCommand(!!o.json, async () => {
+        const [{ parseRequest, withBackend }, { parseWith }, { TtlRequestSchema }] = await Promise.all([
+          load(),
+          import('../../../shared/contracts/parse.js'),
+          import('../../../shared/types/api.js'),
+        ]);
+        const { ref } = parseRequest('sandbox.inspect', { ref: name });
+        const body = parseWith(TtlRequestSchema, { ttlSeconds: seconds === 'none' ? null : Number(seconds) }, 'ttl');
+        const info = await withBackend((b) => b['sandbox.ttl']({ params: { id: ref }, body }));
+        printResult(!!o.json, info, (s) => `${s.name} expires ${s.expiresAt ?? 'never'}\n`);
+      }),
+    );
+
+  sandbox
     .command('attest <name>')
     .description('check from inside that every promise holds (exit 0 only if all do); recorded in the ledger')
     .option('--deep', 'also meet the pids and memory limits in child processes, try a user namespace and the cgroup files')

@@ -9,8 +9,16 @@ import type { ToolCallInfo } from '../../../shared/types/run.js';
 import type { SandboxInfo } from '../../../shared/types/sandbox.js';
 import type { CallRef, WardenEngine } from '../engine.js';
 import { workspaceComponents, workspacePath } from '../podman/workspace-path.js';
+
+/** A listing more than one level down: each entry's path is relative to the listed directory. */
+export interface TreeList {
+  path: string;
+  entries: TreeEntry[];
+}
 import type { AgentContext, CallHooks, SandboxCall } from './call-spec.js';
 import { fileVerdict, pathAccess } from './path-policy.js';
+import { GatewayDenial } from './denial.js';
+import type { TreeEntry } from '../podman/file-tree.js';
 import type { EffectivePolicy } from './policy-load.js';
 import type { Run } from './runs.js';
 import { currentFile, stillAsShown, writeEffect } from './write-effect.js';
@@ -34,6 +42,7 @@ export interface FileVerb<T> {
 /** The run's args for a file call (a write's digest is the call's, not the run's). */
 export function fileRunArgs(op: FileOp, path: string, verb: { args: Record<string, unknown> }): Record<string, unknown> {
   if (op === 'move') return { path, to: verb.args.to };
+  if (op === 'list' && verb.args.depth !== undefined) return { path, depth: verb.args.depth };
   return op === 'write' ? { path, bytes: verb.args.bytes } : { path };
 }
 
@@ -116,17 +125,74 @@ export function mkdirVerb(engine: WardenEngine, path: string): FileVerb<DirMade>
   };
 }
 
-/** A file, a symlink (not followed) or an empty directory. */
-export function removeVerb(engine: WardenEngine, path: string): FileVerb<{ path: string }> {
-  return { args: { path }, act: (info, comps, call) => engine.files.remove(info, comps, call), settle: () => undefined };
+/** Entries `depth` levels down (E2B's list with depth > 1); hidden ones, and all under them, left out. */
+export function treeVerb(engine: WardenEngine, path: string, depth: number): FileVerb<TreeList> {
+  return {
+    args: { path, depth },
+    act: (info, comps, call, policy) =>
+      engine.files.listTree(info, comps, depth, (p) => pathAccess(policy.paths, p).access !== 'hidden', call),
+    settle: (call, list) => {
+      call.bytes = { entries: list.entries.length };
+    },
+  };
 }
 
-/** A file or symlink to a new path (its directory must exist); what was at the destination is replaced. */
-export function moveVerb(engine: WardenEngine, path: string, to: string): FileVerb<FileMoved> {
+/** The helper's refusals that a tree operation answers instead (file-helper.ts words them). */
+const NOT_EMPTY = / is a directory that is not empty;/;
+const A_DIRECTORY = / is a directory; the file API moves files and symlinks$/;
+const refusedFor = (err: unknown, words: RegExp) => err instanceof WardenError && words.test(err.message);
+
+/**
+ * An agent may change a tree only where it may change every path in it: any path under it that the
+ * policy hides or keeps read-only refuses the whole call (a hidden one is not named). `at` maps a
+ * path in the tree (relative) to each full path the call would change.
+ */
+function treeWritable(ctx: AgentContext, policy: EffectivePolicy, tree: TreeEntry[], at: (rel: string) => string[], what: string): void {
+  if (ctx.trusted) return;
+  for (const full of tree.flatMap((e) => at(e.path))) {
+    const access = pathAccess(policy.paths, full);
+    if (access.access === 'hidden') throw new GatewayDenial('path', `${what} would change paths hidden from agents by policy`);
+    if (access.access === 'read-only')
+      throw new GatewayDenial('path', `${what} would change ${full}, read-only for agents by policy (${access.rule})`);
+  }
+}
+
+/** A file, a symlink (not followed) or an empty directory; with `recursive`, a directory and all in it (E2B's remove). */
+export function removeVerb(engine: WardenEngine, ctx: AgentContext, path: string, recursive = false): FileVerb<{ path: string }> {
   return {
-    args: { path, to },
+    args: recursive ? { path, recursive } : { path },
+    act: async (info, comps, call, policy) => {
+      try {
+        return await engine.files.remove(info, comps, call);
+      } catch (err) {
+        if (!recursive || !refusedFor(err, NOT_EMPTY)) throw err;
+      }
+      const root = workspacePath(comps);
+      treeWritable(ctx, policy, await engine.files.walk(info, comps), (rel) => [`${root}/${rel}`], `removing ${root}`);
+      return engine.files.removeTree(info, comps, call);
+    },
+    settle: () => undefined,
+  };
+}
+
+/** A file or symlink (with `dirs`, a directory and all in it) to a new path (its directory must exist); a file at the destination is replaced. */
+export function moveVerb(engine: WardenEngine, ctx: AgentContext, path: string, to: string, dirs = false): FileVerb<FileMoved> {
+  return {
+    args: dirs ? { path, to, dirs } : { path, to },
     target: to,
-    act: (info, comps, call) => engine.files.move(info, comps, workspaceComponents(to), call),
+    act: async (info, comps, call, policy) => {
+      const dest = workspaceComponents(to);
+      try {
+        return await engine.files.move(info, comps, dest, call);
+      } catch (err) {
+        if (!dirs || !refusedFor(err, A_DIRECTORY)) throw err;
+      }
+      const [from, into] = [workspacePath(comps), workspacePath(dest)];
+      if (into === from || into.startsWith(`${from}/`)) throw new WardenError('E_BAD_INPUT', `${from} cannot be moved into itself`);
+      const at = (rel: string) => [`${from}/${rel}`, `${into}/${rel}`];
+      treeWritable(ctx, policy, await engine.files.walk(info, comps), at, `moving ${from}`);
+      return engine.files.move(info, comps, dest, call, true);
+    },
     settle: () => undefined,
   };
 }

@@ -17,8 +17,9 @@ import { Approvals } from './approvals.js';
 import { attestationDenial } from './attestation-gate.js';
 import type { ContextAuditSink } from './audit-context.js';
 import { CallRunner } from './call-runner.js';
-import { boundArgs, type AgentContext, type CallHooks, type SandboxCall } from './call-spec.js';
+import { boundArgs, type AgentContext, type CallHooks, type OnSandbox, type SandboxCall } from './call-spec.js';
 import { FileVerbs } from './file-verbs.js';
+import { LifecycleVerbs, pausedRefusal } from './lifecycle-verbs.js';
 import { createInput, createVerdict, parseSandboxSpec, sandboxToCreate } from './create-policy.js';
 import { GatewayDenial } from './denial.js';
 import { ExecCall, pickExec } from './exec-call.js';
@@ -60,6 +61,8 @@ export class Gateway implements GatewayMethodHandlers {
   readonly snapshots: SnapshotVerbs;
   /** Read, write, list, mkdir, remove and move under /workspace (file-verbs.ts). */
   readonly files: FileVerbs;
+  /** A new TTL, pause and resume (lifecycle-verbs.ts). */
+  readonly lifecycleVerbs: LifecycleVerbs;
 
   constructor(
     readonly engine: WardenEngine,
@@ -74,20 +77,19 @@ export class Gateway implements GatewayMethodHandlers {
     this.approvals = new Approvals(engine.events);
     this.runner = new CallRunner(this.runs, this.approvals, audit, this.limits);
     this.access = new SandboxAccess(engine, audit, () => this.policy);
+    const onSandbox: OnSandbox = (ctx, ref, tool, args, spec) => this.onSandbox(ctx, ref, tool, args, spec);
+    const sandbox = (ctx: AgentContext, ref: string, tool: ToolName) => this.sandbox(ctx, ref, tool);
     this.snapshots = new SnapshotVerbs({
       engine,
       runs: this.runs,
       access: this.access,
       limits: this.limits,
       policy: () => this.policy,
-      onSandbox: (ctx, ref, tool, args, spec) => this.onSandbox(ctx, ref, tool, args, spec),
-      sandbox: (ctx, ref, tool) => this.sandbox(ctx, ref, tool),
+      onSandbox,
+      sandbox,
     });
-    this.files = new FileVerbs(
-      engine,
-      () => this.policy,
-      (ctx, ref, tool, args, spec) => this.onSandbox(ctx, ref, tool, args, spec),
-    );
+    this.files = new FileVerbs(engine, () => this.policy, onSandbox, sandbox);
+    this.lifecycleVerbs = new LifecycleVerbs({ engine, policy: () => this.policy, onSandbox, forget: () => this.access.forget() });
     // Idle runs end even when no call comes to notice them.
     this.sweeper = setInterval(() => this.runs.sweep(), SWEEP_MS);
     this.sweeper.unref();
@@ -256,6 +258,8 @@ export class Gateway implements GatewayMethodHandlers {
   /** The sandbox, if the caller may act on it; a call into one that failed its attestation is refused (and recorded) here. */
   private async sandbox(ctx: AgentContext, ref: string, tool: ToolName): Promise<SandboxInfo> {
     const info = await this.access.resolve(ctx, ref, tool);
+    const paused = pausedRefusal(tool, info);
+    if (paused) throw paused;
     const unattested = attestationDenial(this.policy, tool, info, this.engine.attestations.latestFor(info.id));
     if (unattested) {
       // Recorded as a decision, in a run of its own like any refused call.

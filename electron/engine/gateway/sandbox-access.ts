@@ -24,8 +24,9 @@ export class SandboxAccess {
     private readonly audit: ContextAuditSink,
     private readonly policy: () => Policy,
   ) {
+    // A sandbox removed, paused or resumed by any door (the UI too) is seen as it is at the next call.
     this.stopEvents = engine.events.on('sandbox.event', (e) => {
-      if (e.kind === 'remove') this.forget();
+      if (e.kind === 'remove' || e.kind === 'pause' || e.kind === 'unpause') this.forget();
     });
   }
 

@@ -74,10 +74,10 @@ def entry(parent, name):
     t = "dir" if stat.S_ISDIR(m) else "file" if stat.S_ISREG(m) else "symlink" if stat.S_ISLNK(m) else "other"
     return {"name": name, "type": t, "size": st.st_size, "mode": stat.S_IMODE(m), "mtime": st.st_mtime}
 # remove and move act on the last component itself (unlinkat, renameat): a symlink there is the link, never its target.
-if op in ("remove", "move"):
-    split = limit if op == "move" else len(comps)
+if op in ("remove", "move", "movedir"):
+    split = len(comps) if op == "remove" else limit
     src, dst = comps[:split], comps[split:]
-    if not src or (op == "move" and not dst): fail("E_BAD_INPUT", "name a path inside /workspace")
+    if not src or (op != "remove" and not dst): fail("E_BAD_INPUT", "name a path inside /workspace")
     ds = root
     for i in range(len(src) - 1): ds = opendir(ds, i)
     sname = src[-1]
@@ -91,7 +91,7 @@ if op in ("remove", "move"):
             if e.errno in (errno.ENOTEMPTY, errno.EEXIST): fail("E_BAD_INPUT", where(len(src) - 1) + " is a directory that is not empty; the file API removes files and empty directories")
             fail("E_POLICY_DENIED", where(len(src) - 1) + ": " + e.strerror)
         sys.stdout.write(json.dumps({"type": entry_type(st)})); sys.exit(0)
-    if stat.S_ISDIR(st.st_mode): fail("E_BAD_INPUT", where(len(src) - 1) + " is a directory; the file API moves files and symlinks")
+    if stat.S_ISDIR(st.st_mode) and op == "move": fail("E_BAD_INPUT", where(len(src) - 1) + " is a directory; the file API moves files and symlinks")
     comps = dst; dd = root
     for i in range(len(dst) - 1): dd = opendir(dd, i)
     dname = dst[-1]
@@ -153,16 +153,18 @@ interface HelperRun {
   stdout: Buffer;
 }
 
-async function runHelper(
+/** One run of a python program over /workspace (this file's HELPER, or file-tree.ts's), its refusals as WardenErrors. */
+export async function runHelper(
   conn: PodmanConnection,
   containerId: string,
   op: string,
   limit: number,
   comps: string[],
   stdin?: string,
+  script = HELPER,
 ): Promise<HelperRun> {
   const result = await collectExec(conn, containerId, {
-    cmd: ['python3', '-I', '-S', '-c', HELPER, op, String(limit), ...comps],
+    cmd: ['python3', '-I', '-S', '-c', script, op, String(limit), ...comps],
     timeoutMs: HELPER_TIMEOUT_MS,
     outputLimitBytes: op === 'list' ? 8 * 1024 * 1024 : limit + 64 * 1024,
     ...(stdin !== undefined ? { stdin } : {}),
@@ -221,9 +223,9 @@ export async function removeIn(conn: PodmanConnection, containerId: string, comp
   return (JSON.parse(run.stdout.toString('utf8')) as { type: FileEntry['type'] }).type;
 }
 
-/** Renames a file or symlink to `to` (whose directory must exist), replacing a file there. */
-export async function moveIn(conn: PodmanConnection, containerId: string, from: string[], to: string[]): Promise<FileEntry> {
-  const run = await runHelper(conn, containerId, 'move', from.length, [...from, ...to]);
+/** Renames a file or symlink (a directory too, with `dirs`) to `to`, whose directory must exist; a file there is replaced. */
+export async function moveIn(conn: PodmanConnection, containerId: string, from: string[], to: string[], dirs = false): Promise<FileEntry> {
+  const run = await runHelper(conn, containerId, dirs ? 'movedir' : 'move', from.length, [...from, ...to]);
   const e = JSON.parse(run.stdout.toString('utf8')) as Omit<FileEntry, 'mtime'> & { mtime: number };
   return { ...e, mtime: new Date(e.mtime * 1000).toISOString() };
 }

@@ -9,6 +9,7 @@ import { RuntimeRouter } from './runtime-router.js';
 import { installSeccompProfile } from './wall.js';
 import { DiskLimits, storeDiskSupport } from './disk-limit.js';
 import { OwnerRecords } from '../pool/owner-records.js';
+import { DeadlineRecords } from './deadline-records.js';
 import { installRunner } from '../runner/runner-binary.js';
 import { runnersOf } from '../runner/runner-registry.js';
 import { egressOf } from '../egress/egress-registry.js';
@@ -23,6 +24,8 @@ export class PodmanEngine {
   readonly disks: DiskLimits;
   /** Owners of claimed warm-pool sandboxes (read by every process of the home). */
   readonly owners: OwnerRecords;
+  /** TTLs set after create (read by every process of the home). */
+  readonly deadlines: DeadlineRecords;
 
   private constructor(
     readonly connection: PodmanConnection,
@@ -31,12 +34,14 @@ export class PodmanEngine {
     this.router = new RuntimeRouter(connection, { home: options.home, detached: options.detachedService ?? false });
     this.disks = new DiskLimits(options.home);
     this.owners = new OwnerRecords(options.home);
+    this.deadlines = new DeadlineRecords(options.home);
     this.sandboxes = new Sandboxes(connection, {
       defaultImage: options.image ?? defaultImage(options.env),
       router: this.router,
       seccompProfile: installSeccompProfile(options.home),
       disks: this.disks,
       owners: this.owners,
+      deadlines: this.deadlines,
       homeId: homeId(options.home),
       runnerBinary: installRunner(options.home),
     });

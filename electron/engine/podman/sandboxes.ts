@@ -15,6 +15,7 @@ import { hostDiskSupport, type DiskLimits } from './disk-limit.js';
 import { removeContainer } from './container-removal.js';
 import { isNameConflict, nameTaken } from './container-names.js';
 import type { OwnerRecords } from '../pool/owner-records.js';
+import type { DeadlineRecords } from './deadline-records.js';
 import { letCompanionsGo, startCompanions } from './sandbox-companions.js';
 import { hasRunnerMount, layerDirOf, workspaceLease } from './raw-inspect.js';
 
@@ -28,6 +29,8 @@ export interface SandboxesOptions {
   disks: DiskLimits;
   /** Owners of claimed pool sandboxes; an unclaimed one is the pool's alone (hidden from list and resolve). */
   owners: OwnerRecords;
+  /** TTLs changed after create (deadline-records.ts): they win over the create's label. */
+  deadlines: DeadlineRecords;
   /** Host path of the runner binary mounted into every new sandbox (runner/runner-binary.ts); null: none. */
   runnerBinary?: string | null;
   /** Called after a successful create, so the engine can record it. */
@@ -64,17 +67,16 @@ export class Sandboxes {
     return this.options.homeId;
   }
 
-  async imageExists(image: string): Promise<boolean> {
-    const status = await this.conn.call(`image ${image}`, async (docker) => {
-      try {
-        await docker.getImage(image).inspect();
-        return true;
-      } catch (err) {
-        if ((err as { statusCode?: number }).statusCode === 404) return false;
-        throw err;
-      }
-    });
-    return status;
+  imageExists(image: string): Promise<boolean> {
+    return this.conn.call(`image ${image}`, (docker) =>
+      docker
+        .getImage(image)
+        .inspect()
+        .then(
+          () => true,
+          (err: unknown) => ((err as { statusCode?: number }).statusCode === 404 ? false : Promise.reject(err as Error)),
+        ),
+    );
   }
 
   private imageMissing(image: string): WardenError {
@@ -176,15 +178,20 @@ export class Sandboxes {
     return this.conn.libpod<LibpodInspect>('GET', `/containers/${encodeURIComponent(id)}/json`, undefined, `sandbox ${id}`);
   }
 
+  /** What callers see: a pool owner's labels and TTL over the pool's, then a TTL changed since create. */
+  private view(info: SandboxInfo, labels: Record<string, string> | null, known?: Set<string>): SandboxInfo {
+    return this.options.deadlines.view(this.options.owners.view(info, labels), known);
+  }
+
+  private fromRaw = (raw: LibpodInspect): SandboxInfo => this.view(this.withDisk(infoFromInspect(raw), raw), raw.Config.Labels);
+
   private async inspectId(id: string): Promise<SandboxInfo> {
-    const raw = await this.rawInspect(id);
-    return this.options.owners.view(this.withDisk(infoFromInspect(raw), raw), raw.Config.Labels);
+    return this.fromRaw(await this.rawInspect(id));
   }
 
   /** Finds a Warden sandbox by name, id or id prefix; anything else is not found. */
   async resolve(ref: string, opts: { pooled?: boolean } = {}): Promise<SandboxInfo> {
-    const raw = await this.resolveRaw(ref, opts.pooled);
-    return this.options.owners.view(this.withDisk(infoFromInspect(raw), raw), raw.Config.Labels);
+    return this.fromRaw(await this.resolveRaw(ref, opts.pooled));
   }
 
   private async resolveRaw(ref: string, pooled = false): Promise<LibpodInspect> {
@@ -215,16 +222,12 @@ export class Sandboxes {
   }
 
   async list(): Promise<SandboxInfo[]> {
-    const filters = encodeURIComponent(JSON.stringify({ label: [MANAGED_FILTER] }));
-    const entries = await this.conn.libpod<LibpodListEntry[]>(
-      'GET',
-      `/containers/json?all=true&filters=${filters}`,
-      undefined,
-      'sandbox list',
-    );
+    const query = `/containers/json?all=true&filters=${encodeURIComponent(JSON.stringify({ label: [MANAGED_FILTER] }))}`;
+    const entries = await this.conn.libpod<LibpodListEntry[]>('GET', query, undefined, 'sandbox list');
+    const known = this.options.deadlines.ids();
     return entries
       .filter((e) => isThisHome(e.Labels, this.options.homeId) && !this.options.owners.waiting(e.Id, e.Labels))
-      .map((e) => this.options.owners.view(this.withDisk(infoFromListEntry(e)), e.Labels))
+      .map((e) => this.view(this.withDisk(infoFromListEntry(e)), e.Labels, known))
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
@@ -283,6 +286,7 @@ export class Sandboxes {
     await letCompanionsGo(this.conn, raw.Id);
     await this.removeId(raw.Id, layerDirOf(raw));
     this.options.owners.remove(raw.Id);
+    this.options.deadlines.remove(raw.Id);
     if (lease) returnWorkspace(lease.dir, lease.uids, lease.gids, lease.owner);
     return { id: raw.Id, name: raw.Name.replace(/^\//, '') };
   }

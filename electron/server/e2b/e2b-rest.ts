@@ -1,7 +1,8 @@
 // The E2B control plane (E2B_API_URL) over the gateway: create, list, get, kill and connect, each the
 // same gateway verb the agent API's route calls, so policy, create limits, runs and the ledger see
 // an E2B sandbox as any other. Template `base` is Warden's default image; metadata is labels; a
-// timeout is the TTL. What Warden cannot do is refused with "not supported by Warden".
+// timeout is the TTL (setTimeout, pause and connect: e2b-lifecycle.ts). What Warden cannot do is
+// refused with "not supported by Warden".
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { E2B_ENVD_VERSION, E2B_TEMPLATES, E2bRoutes, type E2bRouteName } from '../../../shared/contracts/e2b-routes.js';
 import { parseWith } from '../../../shared/contracts/parse.js';
@@ -12,6 +13,7 @@ import type { Gateway } from '../../engine/gateway/gateway.js';
 import { contextOf, type E2bAccess } from './e2b-access.js';
 import { E2bUnsupported } from './e2b-errors.js';
 import { metricsOf } from './e2b-metrics.js';
+import { registerE2bLifecycle } from './e2b-lifecycle.js';
 
 const TEMPLATE_LABEL = 'e2b.template';
 /** Labels that are Warden's own, not the caller's metadata. */
@@ -20,7 +22,12 @@ const MiB = 1024 * 1024;
 const NO_END = '9999-12-31T23:59:59.000Z';
 const E2B_DEFAULT_TIMEOUT_S = 300;
 
-type Handler = (input: { params: { sandboxID: string }; query: unknown; body: unknown }, req: FastifyRequest) => Promise<unknown>;
+export type E2bRouteHandler = (
+  input: { params: { sandboxID: string }; query: unknown; body: unknown },
+  req: FastifyRequest,
+) => Promise<unknown>;
+type Handler = E2bRouteHandler;
+export type E2bRouteRegistrar = typeof register;
 
 function register(app: FastifyInstance, name: E2bRouteName, handler: Handler): void {
   const route = E2bRoutes[name];
@@ -137,11 +144,5 @@ export function registerE2bRest(app: FastifyInstance, { gateway, access }: { gat
     return undefined;
   });
 
-  register(app, 'sandbox.connect', async ({ params, body }, req) => {
-    const { caller, apiKey } = access.apiCaller(req.headers);
-    if ((body as { timeout?: number }).timeout !== undefined) throw new E2bUnsupported("changing a sandbox's timeout");
-    const info = await gateway.inspectSandbox(contextOf(caller), params.sandboxID);
-    if (info.state !== 'running') throw new E2bUnsupported(`connecting to a sandbox that is ${info.state}`, 'start it in Warden first');
-    return sandboxAnswer(info, apiKey);
-  });
+  registerE2bLifecycle(app, { gateway, access, register, answer: sandboxAnswer });
 }

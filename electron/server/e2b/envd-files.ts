@@ -1,7 +1,9 @@
 // envd's files for the e2b SDK (sandbox.files): the HTTP /files download and upload (one file as
 // raw bytes, or several as multipart form data) and filesystem.Filesystem's ListDir, Stat, MakeDir,
-// Remove and Move, each one of the gateway's file calls (read, write, list, mkdir, remove, move) under /workspace confinement and the policy's
-// path rules. Stat is a list of the parent directory, so it is judged as a list is.
+// Remove and Move, each one of the gateway's file calls (read, write, list, mkdir, remove, move) under
+// /workspace confinement and the policy's path rules; as envd's, a list may go several levels down, a
+// remove takes a directory with its content, a move takes a directory. Stat is a list of the parent
+// directory, so it is judged as a list is.
 import { posix } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { WardenError } from '../../../shared/errors.js';
@@ -9,7 +11,7 @@ import type { FileEntry, FileList } from '../../../shared/types/api.js';
 import type { EntryInfo, EnvdWrittenFile, FileTypeName } from '../../../shared/types/e2b.js';
 import type { Gateway } from '../../engine/gateway/gateway.js';
 import type { AgentContext } from '../../engine/gateway/call-spec.js';
-import { E2bAlreadyExists, E2bUnsupported } from './e2b-errors.js';
+import { E2bAlreadyExists } from './e2b-errors.js';
 import { wardenPath } from './envd-paths.js';
 
 const TYPES: Record<FileEntry['type'], FileTypeName> = {
@@ -25,7 +27,7 @@ function permissions(type: FileEntry['type'], mode: number): string {
   return (type === 'dir' ? 'd' : type === 'symlink' ? 'l' : '-') + bits.join('');
 }
 
-function entryInfo(dir: string, e: FileEntry): EntryInfo {
+export function entryInfo(dir: string, e: FileEntry): EntryInfo {
   return {
     name: e.name,
     type: TYPES[e.type],
@@ -39,8 +41,12 @@ function entryInfo(dir: string, e: FileEntry): EntryInfo {
   };
 }
 
+/** Depth 0 is envd's default, one level; deeper lists are walked in the sandbox (bounded: file-tree.ts), each entry with its full path. */
 export async function listDir(gateway: Gateway, ctx: AgentContext, sandboxId: string, path: string, depth: number) {
-  if (depth > 1) throw new E2bUnsupported('listing more than one level (depth > 1)', 'list each directory with depth 1');
+  if (depth > 1) {
+    const tree = await gateway.files.tree(ctx, sandboxId, wardenPath(path), depth);
+    return { entries: tree.entries.map((e) => entryInfo(posix.dirname(posix.join(tree.path, e.path)), e)) };
+  }
   const list: FileList = await gateway.files.list(ctx, sandboxId, wardenPath(path));
   return { entries: list.entries.map((e) => entryInfo(list.path, e)) };
 }
@@ -67,7 +73,8 @@ export async function makeDir(gateway: Gateway, ctx: AgentContext, sandboxId: st
 }
 
 export async function remove(gateway: Gateway, ctx: AgentContext, sandboxId: string, path: string): Promise<Record<string, never>> {
-  await gateway.files.remove(ctx, sandboxId, wardenPath(path));
+  // As envd's: a directory goes with everything in it (file-call.ts checks every path in it against the policy first).
+  await gateway.files.remove(ctx, sandboxId, wardenPath(path), undefined, { recursive: true });
   return {};
 }
 
@@ -78,7 +85,7 @@ export async function move(
   from: string,
   to: string,
 ): Promise<{ entry: EntryInfo }> {
-  const moved = await gateway.files.move(ctx, sandboxId, wardenPath(from), wardenPath(to));
+  const moved = await gateway.files.move(ctx, sandboxId, wardenPath(from), wardenPath(to), undefined, { dirs: true });
   return { entry: entryInfo(posix.dirname(moved.path), moved.entry) };
 }
 

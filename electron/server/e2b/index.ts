@@ -17,6 +17,7 @@ import { listDir, makeDir, move, readFile, remove, stat, writeFiles } from './en
 import { closeStdin, connectProcess, sendInput, updateProcess } from './envd-attach.js';
 import { keepaliveMs, listProcesses, signalProcess, startProcess } from './envd-process.js';
 import { ProcessTable } from './process-table.js';
+import { watchDir, WatchTable } from './envd-watch.js';
 
 /** What a route of this door is: the control plane, envd (RPC or HTTP), or an answer that needs no key. */
 type E2bRouteKind = 'api' | 'envd-rpc' | 'envd-http' | 'open';
@@ -43,6 +44,7 @@ function sendFailure(req: FastifyRequest, reply: FastifyReply, err: unknown): Fa
 export async function registerE2b(app: FastifyInstance, deps: ServerDeps, revoked: RevokedConnections): Promise<void> {
   const access = new E2bAccess(deps.tokens);
   const processes = new ProcessTable();
+  const watches = new WatchTable();
   const { gateway } = deps;
   await app.register(
     async (scope) => {
@@ -124,12 +126,29 @@ export async function registerE2b(app: FastifyInstance, deps: ServerDeps, revoke
           }
           case 'filesystem.Filesystem/Stat':
             return stat(gateway, ctx, sandboxId, parseWith(EnvdRpcs[name].request, raw, method).path);
+          case 'filesystem.Filesystem/WatchDir': {
+            const request = parseWith(EnvdRpcs[name].request, raw, method);
+            const keepalive = keepaliveMs(req.headers['keepalive-ping-interval']);
+            await watchDir(
+              { gateway, watches, ...(deps.streams ? { streams: deps.streams } : {}) },
+              ctx,
+              sandboxId,
+              request,
+              reply,
+              keepalive,
+            );
+            return reply;
+          }
         }
       };
       for (const service of ['process.Process', 'filesystem.Filesystem'])
         scope.post(`/${service}/:method`, { config: { e2b: 'envd-rpc' } }, rpc(service));
 
-      scope.get('/health', { config: { e2b: 'envd-http' } }, async (_req, reply) => reply.code(204).send());
+      // envd answers while its sandbox runs; a paused one's does not (the SDK's isRunning() is then false).
+      scope.get('/health', { config: { e2b: 'envd-http' } }, async (req, reply) => {
+        const info = await gateway.inspectSandbox(contextOf(req.caller!), req.e2bSandbox);
+        return reply.code(info.state === 'running' ? 204 : 502).send();
+      });
       scope.get('/files', { config: { e2b: 'envd-http' } }, async (req, reply) => {
         const query = parseWith(EnvdFilesQuerySchema, req.query, 'query');
         const data = await readFile(gateway, contextOf(req.caller!), req.e2bSandbox, query.path);
@@ -147,7 +166,7 @@ export async function registerE2b(app: FastifyInstance, deps: ServerDeps, revoke
         });
       });
 
-      // Everything else of the E2B API (templates, volumes, snapshots, pause, setTimeout …), named.
+      // Everything else of the E2B API (templates, volumes, snapshots, network updates …), named.
       scope.all('/*', { config: { e2b: 'open' } }, async (req) => {
         throw new E2bUnsupported(`${req.method} ${req.url.split('?')[0]}`);
       });
