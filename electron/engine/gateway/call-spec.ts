@@ -33,6 +33,8 @@ export interface PolicyVerdict {
   /** For the approval prompt: the whole command (or path), and each program that needs the approval. */
   summary: string;
   programs?: string[];
+  /** A snapshot-then-allow rule matched: the sandbox is snapshotted before the call runs (or the call is refused). */
+  snapshot?: boolean;
 }
 
 export interface CallHooks {

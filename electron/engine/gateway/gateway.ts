@@ -15,6 +15,7 @@ import { argvOf, type ExecHandlers } from '../podman/exec-session.js';
 import { AgentLimits } from './agent-limits.js';
 import { Approvals } from './approvals.js';
 import { attestationDenial } from './attestation-gate.js';
+import { AutoSnapshots } from './auto-snapshots.js';
 import type { ContextAuditSink } from './audit-context.js';
 import { CallRunner } from './call-runner.js';
 import { boundArgs, type AgentContext, type CallHooks, type SandboxCall } from './call-spec.js';
@@ -72,7 +73,7 @@ export class Gateway implements GatewayMethodHandlers {
     this.runs.limits = () => this.policy.agents;
     this.limits = new AgentLimits(() => this.policy.agents);
     this.approvals = new Approvals(engine.events);
-    this.runner = new CallRunner(this.runs, this.approvals, audit, this.limits);
+    this.runner = new CallRunner(this.runs, this.approvals, audit, this.limits, new AutoSnapshots(engine, () => this.policy));
     this.access = new SandboxAccess(engine, audit, () => this.policy);
     this.snapshots = new SnapshotVerbs({
       engine,
@@ -135,6 +136,7 @@ export class Gateway implements GatewayMethodHandlers {
         body: async () => {
           const info = await this.engine['sandbox.create'](sandboxToCreate(this.policy, spec ?? parseSandboxSpec(input), ctx));
           if (run.sandboxId === null) this.runs.bind(run, { id: info.id, name: info.name }, this.effective(info).budgets);
+          run.startSnapshot ??= null; // it made the sandbox: undoing the run is destroying it, there is nothing before to snapshot
           await this.engine.changes.atRunStart(run.id, info.id, true);
           return info;
         },

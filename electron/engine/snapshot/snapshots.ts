@@ -83,8 +83,11 @@ export class Snapshots {
     }
   }
 
-  /** `by`: who takes it, for the manifest (the gateway names its agent; the ledger's actor comes from the audit context). */
-  async snapshot(ref: string, tag?: string, by = this.actor()): Promise<SnapshotInfo> {
+  /**
+   * `by`: who takes it, for the manifest (the gateway names its agent; the ledger's actor comes from
+   * the audit context). `automatic`: policy took it (the run and call it protects), not a person.
+   */
+  async snapshot(ref: string, tag?: string, by = this.actor(), automatic?: SnapshotInfo['automatic']): Promise<SnapshotInfo> {
     const info = await this.podman.sandboxes.resolve(ref);
     if (info.state !== 'running') {
       throw new WardenError('E_CONFLICT', `sandbox ${info.name} is ${info.state}`, `start it first: \`warden sandbox start ${info.name}\``);
@@ -119,6 +122,7 @@ export class Snapshots {
         workspaceSha256: workspace.sha256,
         workspaceBytes: workspace.bytes,
         takenBy: by,
+        ...(automatic ? { automatic } : {}),
         spec: specOf(info, now.getTime()),
       };
       this.store.finish(manifest);
@@ -170,7 +174,8 @@ export class Snapshots {
     return this.store.list(name).map(infoOf);
   }
 
-  async remove(ref: string, tag: string): Promise<SnapshotInfo> {
+  /** `why`: for the record, when it is not a person's or agent's own removal (policy pruning automatic ones). */
+  async remove(ref: string, tag: string, why?: string): Promise<SnapshotInfo> {
     const { name } = await this.target(ref);
     const manifest = this.store.get(name, tag);
     await this.removeImage(manifest.imageId).catch((err: unknown) => {
@@ -189,7 +194,7 @@ export class Snapshots {
       {
         sandboxId: manifest.sandboxId,
         kind: 'snapshot.removed',
-        payload: { name, tag, imageId: manifest.imageId, workspaceSha256: manifest.workspaceSha256 },
+        payload: { name, tag, imageId: manifest.imageId, workspaceSha256: manifest.workspaceSha256, ...(why ? { why } : {}) },
       },
     ]);
     return infoOf(manifest);
