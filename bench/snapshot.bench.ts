@@ -4,7 +4,7 @@
 // so no run commits on top of an earlier snapshot's layers; ours and by-hand runs are interleaved.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PodmanEngine } from '../electron/engine/podman/podman-engine.js';
 import { openWarden } from '../electron/engine/open-warden.js';
@@ -162,7 +162,9 @@ Ours is \`engine.snapshots.snapshot\` / \`reset\` (ledger entries, id mapping, t
 | snapshot | ${fmt(s.oursSnap.p50)} / ${fmt(s.oursSnap.p95)} | ${fmt(s.handSnap.p50)} / ${fmt(s.handSnap.p95)} | ${ratio(s.oursSnap.p50, s.handSnap.p50)} | ≤ 1.2 |
 | reset | ${fmt(s.oursReset.p50)} / ${fmt(s.oursReset.p95)} | ${fmt(s.handReset.p50)} / ${fmt(s.handReset.p95)} | ${ratio(s.oursReset.p50, s.handReset.p50)} | ≤ 1.2 |
 
-Where ours goes (p50, from a pass after each timed reset that does its steps again): the workspace restore (emptying /workspace, then the archive sent into the sandbox in 4 MB base64 pieces, one exec each, checked by sha256) ${fmt(restoreP50)} s; the restored workspace's baseline walk (a sha256 of every file, for the diff) ${fmt(walkP50)} s; the rest (destroy, create from the snapshot image, ledger) ${fmt(s.oursReset.p50 - restoreP50 - walkP50)} s. By hand the archive goes in as one \`podman exec -i\` stream and nothing is walked.
+Where ours goes (p50, from a pass after each timed reset that does its steps again): the workspace restore (one exec: /workspace emptied, then the archive streamed on its stdin into the sandbox's tar, hashed on the way and checked against the snapshot's sha256) ${fmt(restoreP50)} s; the restored workspace's baseline walk (a sha256 of every file, for the diff) ${fmt(walkP50)} s; the rest (destroy, create from the snapshot image, ledger) ${fmt(s.oursReset.p50 - restoreP50 - walkP50)} s. By hand the archive goes in as one \`podman exec -i\` stream (no check, no emptying first) and nothing is walked; Warden's sandbox also has its own loop-mounted disk, which \`podman run\` does not. Load average at the start: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(', ')} (2 cores shared with other work).
 
 Workspace diff (\`engine.changes.diff('sandbox', id)\`): 10,000 files in 100 folders, 100 changed after the baseline, n=${d.n}: p50 ${d.p50.toFixed(1)} ms, p95 ${d.p95.toFixed(1)} ms (target p50 ≤ 500 ms).`,
   );

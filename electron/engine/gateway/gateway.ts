@@ -20,6 +20,7 @@ import type { ContextAuditSink } from './audit-context.js';
 import { CallRunner } from './call-runner.js';
 import { boundArgs, type AgentContext, type CallHooks, type SandboxCall } from './call-spec.js';
 import { FileVerbs } from './file-verbs.js';
+import { recordedDiff } from './diff-record.js';
 import { createInput, createVerdict, parseSandboxSpec, sandboxToCreate } from './create-policy.js';
 import { GatewayDenial } from './denial.js';
 import { ExecCall, pickExec } from './exec-call.js';
@@ -64,7 +65,7 @@ export class Gateway implements GatewayMethodHandlers {
 
   constructor(
     readonly engine: WardenEngine,
-    audit: ContextAuditSink,
+    private readonly audit: ContextAuditSink,
     options: GatewayOptions,
   ) {
     this.policy = options.policy;
@@ -183,9 +184,9 @@ export class Gateway implements GatewayMethodHandlers {
     return this.engine.changes.diff('sandbox', (await this.access.resolve(ctx, ref, 'sandbox.inspect')).id);
   }
 
-  /** What changed in the run's sandbox since the run's first call there (the door checks who may see the run). */
-  diffRun(runId: string): Promise<WorkspaceDiff> {
-    return this.engine.changes.diff('run', this.runs.detail(runId).id);
+  /** The run's changes since its first call there (the door checks who may see the run), recorded as `run.diffed` (diff-record.ts). */
+  diffRun(runId: string, actor = 'user'): Promise<WorkspaceDiff> {
+    return recordedDiff(this.audit, this.engine.changes, this.runs.detail(runId), actor);
   }
 
   // ---- runs and approvals (the gateway method map) ----
