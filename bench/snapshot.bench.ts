@@ -65,6 +65,7 @@ async function ours(i: number): Promise<{ snapshot: number; reset: number; resto
   t = performance.now();
   await restoreWorkspace(podmanEngine.connection, after.id, warden.snapshots.store.archivePath(name, 'bench'), snap.workspaceSha256);
   const restore = (performance.now() - t) / 1000;
+  // The walk a restore no longer needs (its baseline is read from the archive as it streams), for comparison.
   t = performance.now();
   await warden.changes.atCreate(after, true);
   const walk = (performance.now() - t) / 1000;
@@ -162,7 +163,7 @@ Ours is \`engine.snapshots.snapshot\` / \`reset\` (ledger entries, id mapping, t
 | snapshot | ${fmt(s.oursSnap.p50)} / ${fmt(s.oursSnap.p95)} | ${fmt(s.handSnap.p50)} / ${fmt(s.handSnap.p95)} | ${ratio(s.oursSnap.p50, s.handSnap.p50)} | ≤ 1.2 |
 | reset | ${fmt(s.oursReset.p50)} / ${fmt(s.oursReset.p95)} | ${fmt(s.handReset.p50)} / ${fmt(s.handReset.p95)} | ${ratio(s.oursReset.p50, s.handReset.p50)} | ≤ 1.2 |
 
-Where ours goes (p50, from a pass after each timed reset that does its steps again): the workspace restore (one exec: /workspace emptied, then the archive streamed on its stdin into the sandbox's tar, hashed on the way and checked against the snapshot's sha256) ${fmt(restoreP50)} s; the restored workspace's baseline walk (a sha256 of every file, for the diff) ${fmt(walkP50)} s; the rest (destroy, create from the snapshot image, ledger) ${fmt(s.oursReset.p50 - restoreP50 - walkP50)} s. By hand the archive goes in as one \`podman exec -i\` stream (no check, no emptying first) and nothing is walked; Warden's sandbox also has its own loop-mounted disk, which \`podman run\` does not. Load average at the start: ${loadavg()
+Where ours goes (p50, from a pass after each timed reset that does its steps again): the workspace restore (one exec: /workspace emptied, then the archive streamed on its stdin into the sandbox's tar, hashed on the way and checked against the snapshot's sha256, the diff's baseline read from it as it passes) ${fmt(restoreP50)} s; the rest (destroy, create from the snapshot image, ledger) ${fmt(s.oursReset.p50 - restoreP50)} s. The walk of the restored workspace that a reset took before (a sha256 of every file in the sandbox, for the diff's baseline) would add ${fmt(walkP50)} s. By hand the archive goes in as one \`podman exec -i\` stream (no check, no emptying first) and nothing is walked; Warden's sandbox also has its own loop-mounted disk, which \`podman run\` does not. Load average at the start: ${loadavg()
       .map((l) => l.toFixed(1))
       .join(', ')} (2 cores shared with other work).
 

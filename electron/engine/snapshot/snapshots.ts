@@ -13,6 +13,7 @@ import { hostRange } from '../podman/workspace-lease.js';
 import { appendDurably, type AuditRecord, type AuditSink } from '../audit-sink.js';
 import type { Attestations } from '../attest/attestations.js';
 import type { WorkspaceChanges } from '../diff/workspace-changes.js';
+import type { Manifest } from '../diff/manifest.js';
 import { createdPayload } from '../sandbox-create.js';
 import { unshiftLayerIds } from './layer-ids.js';
 import { archiveDigest, archiveWorkspace, restoreWorkspace } from './workspace-archive.js';
@@ -221,14 +222,15 @@ export class Snapshots {
     const blankLabels = Object.keys(image.Labels ?? {}).filter((k) => k.startsWith('warden.'));
     const info = await this.podman.sandboxes.create({ ...spec, name, image: manifest.image }, { blankLabels });
     // A read-only root without a host workspace cannot have changed /workspace: the image has it as it was.
+    let restored: Manifest | null = null;
     if (!(spec.readOnlyRoot && !spec.workspace)) {
-      await restoreWorkspace(this.conn, info.id, archive, manifest.workspaceSha256).catch(async (err: unknown) => {
+      restored = await restoreWorkspace(this.conn, info.id, archive, manifest.workspaceSha256).catch(async (err: unknown) => {
         await this.podman.sandboxes.destroy(info.id).catch(() => undefined);
         throw err;
       });
     }
-    // Made like a create, so its diff starts here, as a created sandbox's does (the restored workspace is walked).
-    await this.changes.atCreate(info, true);
+    // Made like a create, so its diff starts here: from what the archive held, or else the restored workspace walked.
+    await this.changes.atRestore(info, restored);
     return info;
   }
 

@@ -9,6 +9,8 @@ import { Transform } from 'node:stream';
 import { WardenError } from '../../../shared/errors.js';
 import type { PodmanConnection } from '../podman/connection.js';
 import { runExec } from '../podman/exec-session.js';
+import type { Manifest } from '../diff/manifest.js';
+import { ArchiveManifest } from './archive-manifest.js';
 
 const ARCHIVE_TIMEOUT_MS = 10 * 60_000;
 const STDERR_KEPT = 4096;
@@ -112,15 +114,24 @@ const RESTORE_SCRIPT = 'find /workspace -mindepth 1 -delete && exec tar -C /work
  * neither side holds it whole, and nothing is staged on the sandbox's disk). What was sent must have
  * the sha256 the snapshot recorded, or the restore fails (and the caller drops the sandbox it made).
  * Modes and times come back; owners do not (the sandbox's root has no CAP_CHOWN): every file is the
- * sandbox root's.
+ * sandbox root's. Returns the restored tree's manifest as read from the archive (archive-manifest.ts),
+ * or null when it must be walked.
  */
-export async function restoreWorkspace(conn: PodmanConnection, containerId: string, file: string, sha256: string): Promise<void> {
+export async function restoreWorkspace(
+  conn: PodmanConnection,
+  containerId: string,
+  file: string,
+  sha256: string,
+): Promise<Manifest | null> {
   const hash = createHash('sha256');
+  // What was restored, read from the archive on its way in: the new sandbox's diff baseline (null: walk it instead).
+  const manifest = new ArchiveManifest();
   let sent = 0;
   const source = createReadStream(file, { highWaterMark: PIECE_BYTES });
   const hashed = new Transform({
     transform(chunk: Buffer, _enc, done) {
       hash.update(chunk);
+      manifest.push(chunk);
       sent += chunk.length;
       done(null, chunk);
     },
@@ -151,4 +162,5 @@ export async function restoreWorkspace(conn: PodmanConnection, containerId: stri
       'remove that snapshot: it is not what was taken',
     );
   }
+  return manifest.result();
 }
