@@ -7,7 +7,7 @@
 // for lack of a permission bit, a device, more files or small-file bytes than a manifest holds)
 // gives up (null): the caller walks the sandbox as before. The archive is Warden's own (its digest is
 // checked as it streams), so this reads what was restored, not what the sandbox says.
-import { createHash, type Hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { DATA_MAX_BYTES, DATA_TOTAL_BYTES, MAX_FILES, type Manifest, type ManifestEntry } from '../diff/manifest.js';
 
 const BLOCK = 512;
