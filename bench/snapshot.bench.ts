@@ -156,7 +156,7 @@ try {
     `## Snapshots, reset and workspace diff
 
 ${machineLine()} n=${RUNS} each, interleaved; each repetition a fresh sandbox with 100 MB of random bytes in /workspace and 50 MB in /opt (written through the engine's exec, not timed).
-Ours is \`engine.snapshots.snapshot\` / \`reset\` (ledger entries, id mapping, the reset's workspace baseline walk included); by hand is \`podman commit --pause\` + \`podman exec NAME tar -C /workspace -cf - . > file\`, then \`podman rm -f\` + \`podman run -d\` of the committed image + \`podman exec -i NAME tar -xf - < file\`, on the same image and runtime.
+Ours is \`engine.snapshots.snapshot\` / \`reset\` (ledger entries, id mapping, the reset's workspace baseline for the diff included); by hand is \`podman commit --pause\` + \`podman exec NAME tar -C /workspace -cf - . > file\`, then \`podman rm -f\` + \`podman run -d\` of the committed image + \`podman exec -i NAME tar -xf - < file\`, on the same image and runtime.
 
 | | ours p50 / p95 (s) | by hand p50 / p95 (s) | ratio p50 | target |
 |---|---|---|---|---|
