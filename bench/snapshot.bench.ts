@@ -4,7 +4,7 @@
 // so no run commits on top of an earlier snapshot's layers; ours and by-hand runs are interleaved.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PodmanEngine } from '../electron/engine/podman/podman-engine.js';
 import { openWarden } from '../electron/engine/open-warden.js';
@@ -65,6 +65,7 @@ async function ours(i: number): Promise<{ snapshot: number; reset: number; resto
   t = performance.now();
   await restoreWorkspace(podmanEngine.connection, after.id, warden.snapshots.store.archivePath(name, 'bench'), snap.workspaceSha256);
   const restore = (performance.now() - t) / 1000;
+  // The walk a restore no longer needs (its baseline is read from the archive as it streams), for comparison.
   t = performance.now();
   await warden.changes.atCreate(after, true);
   const walk = (performance.now() - t) / 1000;
@@ -155,14 +156,16 @@ try {
     `## Snapshots, reset and workspace diff
 
 ${machineLine()} n=${RUNS} each, interleaved; each repetition a fresh sandbox with 100 MB of random bytes in /workspace and 50 MB in /opt (written through the engine's exec, not timed).
-Ours is \`engine.snapshots.snapshot\` / \`reset\` (ledger entries, id mapping, the reset's workspace baseline walk included); by hand is \`podman commit --pause\` + \`podman exec NAME tar -C /workspace -cf - . > file\`, then \`podman rm -f\` + \`podman run -d\` of the committed image + \`podman exec -i NAME tar -xf - < file\`, on the same image and runtime.
+Ours is \`engine.snapshots.snapshot\` / \`reset\` (ledger entries, id mapping, the reset's workspace baseline for the diff included); by hand is \`podman commit --pause\` + \`podman exec NAME tar -C /workspace -cf - . > file\`, then \`podman rm -f\` + \`podman run -d\` of the committed image + \`podman exec -i NAME tar -xf - < file\`, on the same image and runtime.
 
 | | ours p50 / p95 (s) | by hand p50 / p95 (s) | ratio p50 | target |
 |---|---|---|---|---|
 | snapshot | ${fmt(s.oursSnap.p50)} / ${fmt(s.oursSnap.p95)} | ${fmt(s.handSnap.p50)} / ${fmt(s.handSnap.p95)} | ${ratio(s.oursSnap.p50, s.handSnap.p50)} | ≤ 1.2 |
 | reset | ${fmt(s.oursReset.p50)} / ${fmt(s.oursReset.p95)} | ${fmt(s.handReset.p50)} / ${fmt(s.handReset.p95)} | ${ratio(s.oursReset.p50, s.handReset.p50)} | ≤ 1.2 |
 
-Where ours goes (p50, from a pass after each timed reset that does its steps again): the workspace restore (emptying /workspace, then the archive sent into the sandbox in 4 MB base64 pieces, one exec each, checked by sha256) ${fmt(restoreP50)} s; the restored workspace's baseline walk (a sha256 of every file, for the diff) ${fmt(walkP50)} s; the rest (destroy, create from the snapshot image, ledger) ${fmt(s.oursReset.p50 - restoreP50 - walkP50)} s. By hand the archive goes in as one \`podman exec -i\` stream and nothing is walked.
+Where ours goes (p50, from a pass after each timed reset that does its steps again): the workspace restore (one exec: /workspace emptied, then the archive streamed on its stdin into the sandbox's tar, hashed on the way and checked against the snapshot's sha256, the diff's baseline read from it as it passes) ${fmt(restoreP50)} s; the rest (destroy, create from the snapshot image, ledger) ${fmt(s.oursReset.p50 - restoreP50)} s. The walk of the restored workspace that a reset took before (a sha256 of every file in the sandbox, for the diff's baseline) would add ${fmt(walkP50)} s. By hand the archive goes in as one \`podman exec -i\` stream (no check, no emptying first) and nothing is walked; Warden's sandbox also has its own loop-mounted disk, which \`podman run\` does not. Load average at the start: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(', ')} (2 cores shared with other work).
 
 Workspace diff (\`engine.changes.diff('sandbox', id)\`): 10,000 files in 100 folders, 100 changed after the baseline, n=${d.n}: p50 ${d.p50.toFixed(1)} ms, p95 ${d.p95.toFixed(1)} ms (target p50 ≤ 500 ms).`,
   );

@@ -48,7 +48,7 @@ describe('gitPatch', () => {
     );
     expect(p.included).toEqual(['gone', 'tool']);
     expect(p.left.map((l) => l.path)).toEqual(['bin', 'quiet', 'say "hi"', 'link']);
-    expect(p.text).toContain('#   added "bin" (binary, 0 → 9 bytes)\n');
+    expect(p.text).toContain('#   added "bin" (binary, 0 → 9 bytes; its bytes were not fetched)\n');
     expect(p.text).toContain('#   added "say \\"hi\\"" (path git would have to quote)\n');
     expect(p.text.split('\n\n')[1]).toBe(
       'diff --git a/gone b/gone\ndeleted file mode 100755\ndiff --git a/tool b/tool\nold mode 100644\nnew mode 100755\n',

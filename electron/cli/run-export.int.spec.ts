@@ -1,9 +1,12 @@
 // `warden run export` on real Podman and the host's real git: a run modifies, adds and deletes files
-// (and writes a binary); exported to a fresh repository holding the run's starting point, the new
-// branch's tree has exactly those changes while the checked-out working tree stays as it was; the
-// patch file applies with `git apply` and names the binary it cannot carry; a dirty repository and an
-// existing branch are refused; each export is a `run.exported` ledger entry.
+// (and adds, changes and deletes binaries); exported to a fresh repository holding the run's starting
+// point, the new branch's tree has exactly those changes, binaries byte for byte, while the checked-out
+// working tree stays as it was; the patch file applies with `git apply`, a new binary in it as a git
+// binary patch (byte-exact), and names the binaries it cannot carry; a dirty repository and an existing
+// branch are refused; each export is a `run.exported` ledger entry naming the digest of the diff it
+// was made from, which its `run.diffed` entry also names.
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -12,8 +15,19 @@ import { removeServerFile, writeServerFile } from '../server/server-file.js';
 import { openTestServer, type TestServer } from '../test-support/test-server.js';
 import { runCliInProcess, type CliAnswer } from '../test-support/cli-in-process.js';
 import { registerRun } from './commands/run.js';
+import { diffDigest } from '../engine/diff/diff-digest.js';
 
-const START = { 'keep.txt': 'unchanged\n', 'src/app.py': 'a = 1\nb = 2\nc = 3\n', 'old.txt': 'to be removed\n', 'run.sh': 'echo hi\n' };
+const START = {
+  'keep.txt': 'unchanged\n',
+  'src/app.py': 'a = 1\nb = 2\nc = 3\n',
+  'old.txt': 'to be removed\n',
+  'run.sh': 'echo hi\n',
+  'data.bin': 'one\0\x01\x02',
+  'gone.bin': 'gone\0\x03',
+};
+const NEW_DATA = Buffer.from([0x74, 0x77, 0x6f, 0, 0x05, 0x06, 0xff, 0xfe]);
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+let toolSha = '';
 
 let ts: TestServer;
 let runId: string;
@@ -31,6 +45,9 @@ beforeAll(async () => {
   await work.request('files.write', { params: { id: box }, query: { path: 'notes/new.md' }, body: Buffer.from('# new\n') });
   expect((await work.exec(box, { cmd: ['rm', 'old.txt'] })).code).toBe(0);
   expect((await work.exec(box, { cmd: ['cp', '/bin/true', 'tool.bin'] })).code).toBe(0);
+  await work.request('files.write', { params: { id: box }, query: { path: 'data.bin' }, body: NEW_DATA });
+  expect((await work.exec(box, { cmd: ['rm', 'gone.bin'] })).code).toBe(0);
+  toolSha = sha256(await work.request('files.read', { params: { id: box }, query: { path: 'tool.bin' } }));
   expect((await work.exec(box, { cmd: ['sh', '-c', 'chmod 755 run.sh && : > empty.txt'] })).code).toBe(0);
   runId = (await ts.user().request('run.list', { query: { agent: 'alice' } })).find((r) => r.key === 'export-work')!.id;
 });
@@ -82,12 +99,17 @@ describe('warden run export', () => {
     expect(git(repo, 'rev-parse', 'refs/heads/agent/work')).toBe(commit);
     expect(git(repo, 'rev-parse', `${commit}^`)).toBe(head);
     expect(git(repo, 'ls-tree', '-r', '--name-only', commit).split('\n')).toEqual([
+      'data.bin',
       'empty.txt',
       'keep.txt',
       'notes/new.md',
       'run.sh',
       'src/app.py',
+      'tool.bin',
     ]);
+    // Binaries byte for byte: the new one (a git binary patch), the changed one (its bytes staged); the deleted one is gone.
+    expect(sha256(blob(repo, `${commit}:tool.bin`))).toBe(toolSha);
+    expect(blob(repo, `${commit}:data.bin`).equals(NEW_DATA)).toBe(true);
     expect(git(repo, 'ls-tree', commit, 'run.sh')).toMatch(/^100755 /);
     expect(git(repo, 'show', `${commit}:empty.txt`)).toBe('');
     expect(git(repo, 'show', `${commit}:src/app.py`)).toBe('a = 1\nb = 20\nc = 3');
@@ -96,8 +118,9 @@ describe('warden run export', () => {
     const message = git(repo, 'log', '-1', '--format=%B', commit);
     expect(message).toContain(`Warden run ${runId} by agent alice in sandbox t-${ts.t.runId}-export`);
     expect(message).toMatch(/Ledger head: seq \d+/);
-    expect(message).toMatch(/"tool\.bin": binary/);
-    expect(r.out).toContain('not exported: "tool.bin" (binary');
+    expect(message).toContain('Also 2 changed or deleted binary file(s)');
+    expect(message).not.toContain('Not in this commit');
+    expect(r.out).not.toContain('not exported');
 
     // The checkout is where it was, with the bytes it had.
     expect(git(repo, 'rev-parse', 'HEAD')).toBe(head);
@@ -109,8 +132,11 @@ describe('warden run export', () => {
     const entry = ts.audit.entries.filter((e) => e.kind === 'run.exported').at(-1)!;
     expect(entry).toMatchObject({
       actor: 'user',
-      payload: { runId, agent: 'alice', files: 5, left: 1, to: { kind: 'git', branch: 'agent/work', commit } },
+      payload: { runId, agent: 'alice', files: 8, binary: 3, left: 0, to: { kind: 'git', branch: 'agent/work', commit } },
     });
+    // The diff it was made from is on the record too, with the same digest.
+    const diffed = ts.audit.entries.filter((e) => e.kind === 'run.diffed').at(-1)!;
+    expect(diffed).toMatchObject({ actor: 'user', payload: { runId, diffSha256: (entry.payload as { diffSha256: string }).diffSha256 } });
 
     const again = await warden('run', 'export', runId, '--repo', repo, '--branch', 'agent/work');
     expect(again.code).not.toBe(0);
@@ -127,23 +153,47 @@ describe('warden run export', () => {
     expect(readFileSync(join(repo, 'keep.txt'), 'utf8')).toBe('my own edit\n');
   });
 
-  it('writes a patch that git apply takes, naming the binary file it cannot carry', async () => {
+  it('writes a patch that git apply takes, a new binary byte for byte, naming the binaries it cannot carry', async () => {
     const file = join(scratch, 'run.patch');
     const r = await warden('run', 'export', runId, '--patch', file);
     expect(r.code, r.err).toBe(0);
     const patch = readFileSync(file, 'utf8');
-    expect(patch).toMatch(/^# {3}added "tool\.bin" \(binary, 0 → \d+ bytes\)$/m);
+    expect(patch).toContain('diff --git a/tool.bin b/tool.bin\nnew file mode 100755\nindex 0000000000000000000000000000000000000000..');
+    expect(patch).toContain('GIT binary patch\nliteral ');
+    expect(patch).toMatch(/^# {3}modified "data\.bin" \(binary, 6 → 8 bytes; a patch of it needs the old contents\)$/m);
+    expect(patch).toMatch(/^# {3}deleted "gone\.bin" \(binary, 6 → 0 bytes; a patch of it needs the old contents\)$/m);
     const repo = startRepo('by-patch');
     git(repo, 'apply', '--index', file);
+    expect(sha256(readFileSync(join(repo, 'tool.bin')))).toBe(toolSha);
+    expect(git(repo, 'ls-files', '-s', 'tool.bin')).toMatch(/^100755 /);
     expect(readFileSync(join(repo, 'src/app.py'), 'utf8')).toBe('a = 1\nb = 20\nc = 3\n');
     expect(existsSync(join(repo, 'old.txt'))).toBe(false);
     expect(readFileSync(join(repo, 'notes/new.md'), 'utf8')).toBe('# new\n');
     expect(git(repo, 'ls-files', '-s', 'run.sh', 'empty.txt')).toMatch(/^100644 \S+ 0\tempty\.txt\n100755 \S+ 0\trun\.sh$/);
     const entry = ts.audit.entries.filter((e) => e.kind === 'run.exported').at(-1)!;
-    expect(entry.payload).toMatchObject({ to: { kind: 'patch', path: file } });
+    expect(entry.payload).toMatchObject({ files: 6, binary: 1, left: 2, to: { kind: 'patch', path: file } });
 
     const both = await warden('run', 'export', runId, '--patch', file, '--repo', scratch, '--branch', 'x');
     expect(both.code).not.toBe(0);
     expect(both.err).toContain('give either --patch FILE or --repo DIR --branch NAME');
   });
 });
+
+describe('warden run diff and the record', () => {
+  it('records the digest of exactly the diff it returns', async () => {
+    const diff = await ts.user().request('run.diff', { params: { run: runId } });
+    const entry = ts.audit.entries.filter((e) => e.kind === 'run.diffed').at(-1)!;
+    expect(entry).toMatchObject({ actor: 'user', payload: { runId, agent: 'alice', files: diff.files.length, totals: diff.totals } });
+    // Recomputed from the answer alone (canonical JSON, SHA-256), it is the one on the record.
+    expect((entry.payload as { diffSha256: string }).diffSha256).toBe(diffDigest(diff));
+    // An agent that asks for its own run's diff is on the record under its name.
+    await ts.agent('alice', 'export-work').request('run.diff', { params: { run: runId } });
+    expect(ts.audit.entries.filter((e) => e.kind === 'run.diffed').at(-1)).toMatchObject({ actor: 'alice' });
+  });
+});
+
+function blob(repo: string, spec: string): Buffer {
+  const r = spawnSync('git', ['cat-file', 'blob', spec], { cwd: repo });
+  expect(r.status, r.stderr.toString()).toBe(0);
+  return r.stdout;
+}

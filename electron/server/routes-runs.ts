@@ -35,7 +35,9 @@ export function registerRunRoutes(app: FastifyInstance, { gateway, streams }: { 
 
   registerRoute(app, 'run.get', async ({ params }, req) => visibleRun(req, params.run));
 
-  registerRoute(app, 'run.diff', async ({ params }, req) => gateway.diffRun(visibleRun(req, params.run).id));
+  registerRoute(app, 'run.diff', async ({ params }, req) =>
+    gateway.diffRun(visibleRun(req, params.run).id, isUser(req) ? 'user' : agentContext(req).agent),
+  );
 
   registerRoute(app, 'run.events', async ({ params }, req, reply) => {
     const detail = visibleRun(req, params.run);

@@ -10,6 +10,14 @@ export type PolicyAction = (typeof POLICY_ACTIONS)[number];
 /** deny beats ask beats allow: when several rules or commands match, the strictest wins. */
 export const ACTION_RANK: Record<PolicyAction, number> = { allow: 0, ask: 1, deny: 2 };
 
+/**
+ * A command rule may also say `snapshot-then-allow`: the sandbox is snapshotted, then the command
+ * runs (a snapshot that fails refuses it). Stricter than allow, looser than ask.
+ */
+export const COMMAND_RULE_ACTIONS = ['allow', 'snapshot-then-allow', 'ask', 'deny'] as const;
+export type CommandRuleAction = (typeof COMMAND_RULE_ACTIONS)[number];
+export const RULE_RANK: Record<CommandRuleAction, number> = { allow: 0, 'snapshot-then-allow': 0.5, ask: 1, deny: 2 };
+
 const globList = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).transform((v) => (Array.isArray(v) ? v : [v]));
 
 export const CommandRuleSchema = z
@@ -18,7 +26,7 @@ export const CommandRuleSchema = z
     command: globList,
     /** Only when some argument, as written, matches one of these globs (e.g. "-*r*" for rm -r, -fr, -rf); `\` makes the next character plain ('/\*' is the argument /* itself). */
     args: globList.optional(),
-    action: z.enum(POLICY_ACTIONS),
+    action: z.enum(COMMAND_RULE_ACTIONS),
     reason: z.string().max(500).optional(),
   })
   .strict();
@@ -127,6 +135,20 @@ export const AgentLimitsSchema = z
   .strict();
 export type AgentLimitsPolicy = z.output<typeof AgentLimitsSchema>;
 
+/** Automatic snapshots (engine/snapshot/): optional in a policy file; absent, none are taken. */
+export const SnapshotPolicySchema = z
+  .object({
+    /**
+     * Snapshot the sandbox before an agent run's first call that can change it (exec, file write,
+     * mkdir, remove, move), so the run can be undone: reset to the tag on the run (`startSnapshot`).
+     */
+    onRunStart: z.boolean().default(false),
+    /** Automatic snapshots kept per sandbox (run starts and snapshot-then-allow); older ones are removed. */
+    keepAutomatic: z.number().int().min(1).max(100).default(8),
+  })
+  .strict();
+export type SnapshotPolicy = z.output<typeof SnapshotPolicySchema>;
+
 /** A destination name: an exact host, or `*.` and a suffix (any name below it, not the suffix itself). */
 const EGRESS_HOST_PATTERN = /^(\*\.)?[a-z0-9_]([a-z0-9_.:-]{0,252})$/i;
 
@@ -202,6 +224,7 @@ const PolicyBodySchema = z
       })
       .strict(),
     agents: AgentLimitsSchema.default(AgentLimitsSchema.parse({})),
+    snapshots: SnapshotPolicySchema.default(SnapshotPolicySchema.parse({})),
     /** "own": an agent sees and acts on only the sandboxes it created; "all": every Warden sandbox. */
     access: z.enum(['own', 'all']),
   })

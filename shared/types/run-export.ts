@@ -16,6 +16,27 @@ export const RunExportOptionsSchema = z
 export type RunExportOptions = z.infer<typeof RunExportOptionsSchema>;
 
 export const RUN_EXPORTED_KIND = 'run.exported';
+export const RUN_DIFFED_KIND = 'run.diffed';
+
+/**
+ * `run.diffed`: a run's workspace diff computed and handed to someone (API `GET /v1/runs/{run}/diff`,
+ * `warden run diff`, the Changes tab, an export). `diffSha256` is the SHA-256 of the diff exactly as
+ * returned, in canonical JSON (RFC 8785, as ledger entries are hashed): parse the answer, canonicalize,
+ * hash, and it matches.
+ */
+export const RunDiffedPayloadSchema = z
+  .object({
+    runId: z.string(),
+    agent: z.string(),
+    sandboxId: z.string(),
+    diffSha256: z.string().regex(HEX32_PATTERN),
+    files: z.number().int().min(0),
+    totals: z.object({ added: z.number().int(), modified: z.number().int(), deleted: z.number().int() }).strict(),
+    base: z.object({ kind: z.enum(['sandbox', 'run']), id: z.string(), takenAt: z.string() }).strict(),
+    truncated: z.boolean(),
+  })
+  .strict();
+export type RunDiffedPayload = z.infer<typeof RunDiffedPayloadSchema>;
 
 /**
  * `run.exported`: a run's workspace diff taken home by a person, as a patch file or as a commit on a
@@ -27,7 +48,11 @@ export const RunExportedPayloadSchema = z
     runId: z.string(),
     agent: z.string(),
     patchSha256: z.string().regex(HEX32_PATTERN),
+    /** The digest of the diff the patch was made from (as its `run.diffed` entry names it). */
+    diffSha256: z.string().regex(HEX32_PATTERN).optional(),
     files: z.number().int().min(0),
+    /** Of those, files carried with their exact bytes (binary, or text too large to diff). */
+    binary: z.number().int().min(0).optional(),
     left: z.number().int().min(0),
     to: z.discriminatedUnion('kind', [
       z.object({ kind: z.literal('patch'), path: z.string() }).strict(),

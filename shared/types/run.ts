@@ -39,7 +39,24 @@ export const CALL_STATUSES = ['pending', 'awaiting-approval', 'running', 'ok', '
 export type CallStatus = (typeof CALL_STATUSES)[number];
 
 /** Why a call was stopped before it ran. */
-export type DenyReason = 'policy' | 'approval-denied' | 'approval-timeout' | 'budget' | 'breaker' | 'create-limits' | 'path';
+export type DenyReason =
+  | 'policy'
+  | 'approval-denied'
+  | 'approval-timeout'
+  | 'budget'
+  | 'breaker'
+  | 'create-limits'
+  | 'path'
+  /** Policy asked for a snapshot before the call, and it could not be taken: the call did not run unprotected. */
+  | 'snapshot-failed';
+
+/** An automatic snapshot policy asked for: `run-start` (snapshots.onRunStart) or `command` (a snapshot-then-allow rule). */
+export interface CallSnapshot {
+  /** The sandbox's name and the snapshot's tag: `warden sandbox reset NAME --to TAG` goes back to it. */
+  sandbox: string;
+  tag: string;
+  reason: 'run-start' | 'command';
+}
 
 export interface CallDecision {
   action: PolicyAction;
@@ -49,6 +66,8 @@ export interface CallDecision {
   denyReason?: DenyReason;
   /** For an `ask`: the approval, who decided and when. */
   approval?: { id: string; decision: ApprovalDecision | 'timeout'; by: string | null; at: string };
+  /** The snapshot taken before the call ran, when policy asked for one. */
+  snapshot?: CallSnapshot;
 }
 
 /** A connection an exec's programs made through the egress proxy (network mode `egress`), as its timeline shows it. */
@@ -135,6 +154,12 @@ export interface RunInfo {
   breaker: BreakerInfo;
   /** The budgets this run is held to (for the UI's gauges). */
   budgets: Budgets;
+  /**
+   * The snapshot taken before its first changing call (policy `snapshots.onRunStart`): "undo this run"
+   * is a reset of that sandbox to that tag. Absent: none was taken (off, the run created its sandbox, or
+   * it has changed nothing yet).
+   */
+  startSnapshot?: CallSnapshot;
 }
 
 export interface RunDetail extends RunInfo {

@@ -39,4 +39,9 @@ export interface SnapshotInfo {
   workspaceBytes: number;
   /** Who took it: "user" or an agent's name. */
   takenBy: string;
+  /**
+   * Taken by policy, not asked for: before a run's first changing call, or before a command a
+   * snapshot-then-allow rule matched. Automatic snapshots are bounded per sandbox (oldest removed).
+   */
+  automatic?: { reason: 'run-start' | 'command'; runId: string; callId: string };
 }

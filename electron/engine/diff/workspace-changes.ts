@@ -8,7 +8,7 @@ import type { WorkspaceDiff, WorkspaceFileChange, WorkspaceFileState } from '../
 import type { PodmanConnection } from '../podman/connection.js';
 import { BaselineStore, type Baseline } from './baseline-store.js';
 import { asText, unifiedHunks } from './line-diff.js';
-import { takeManifest, type ManifestEntry } from './manifest.js';
+import { takeManifest, type Manifest, type ManifestEntry } from './manifest.js';
 
 const octal = (mode: number) => mode.toString(8).padStart(3, '0');
 
@@ -35,6 +35,16 @@ export class WorkspaceChanges {
       const empty = sandbox.workspace === null && !restored;
       const manifest = empty ? { files: [], truncated: false } : await takeManifest(this.conn, sandbox.id);
       this.store.save('sandbox', sandbox.id, sandbox.id, manifest);
+    } catch (err) {
+      process.stderr.write(`warden: no workspace baseline for sandbox ${sandbox.id}: ${(err as Error).message}\n`);
+    }
+  }
+
+  /** A reset's or fork's baseline: the restored tree as read from its archive, or (null) walked like a create's. */
+  async atRestore(sandbox: { id: string; workspace: string | null }, restored: Manifest | null): Promise<void> {
+    if (!restored) return this.atCreate(sandbox, true);
+    try {
+      this.store.save('sandbox', sandbox.id, sandbox.id, restored);
     } catch (err) {
       process.stderr.write(`warden: no workspace baseline for sandbox ${sandbox.id}: ${(err as Error).message}\n`);
     }

@@ -28,6 +28,7 @@ export function execVerdict(commands: Policy['commands'], argv: string[], stdin?
     scope: `exec:${d.program ?? ''}`,
     summary,
     ...(d.action === 'deny' ? { denyReason: 'policy' as const } : {}),
+    ...(d.snapshot ? { snapshot: true } : {}),
   };
   if (d.action !== 'ask') return verdict;
   if (summary.length > MAX_APPROVAL_TEXT) {

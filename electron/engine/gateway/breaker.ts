@@ -61,3 +61,10 @@ export class Breaker {
     };
   }
 }
+
+/** The breaker of a call the breaker does not apply to (destroying a sandbox: cleanup, not a failure). */
+export const NO_BREAKER: Pick<Breaker, 'admit' | 'settle' | 'release'> = {
+  admit: () => ({ ok: true, probe: false }),
+  settle: () => undefined,
+  release: () => undefined,
+};

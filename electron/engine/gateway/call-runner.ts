@@ -1,12 +1,14 @@
 // One tool call through the gateway, in a fixed order: run → budgets (wall time, steps) → breaker →
 // policy (allow / deny / ask, waiting on a person for ask) → ledger entry for the decision → the
 // engine, under the agent's name → result into the run and the breaker. Every decision, allowed or
-// denied, is a ledger entry; a denied call never reaches the engine.
+// denied, is a ledger entry; a denied call never reaches the engine. A snapshot policy asks for
+// (auto-snapshots.ts) is taken once the call is allowed and before it runs; one that fails denies it.
 import { WardenError, toErrorInfo } from '../../../shared/errors.js';
 import type { CallDecision, ToolCallInfo, ToolName } from '../../../shared/types/run.js';
 import type { AuditRecord } from '../audit-sink.js';
 import type { AgentLimits } from './agent-limits.js';
-import type { Breaker } from './breaker.js';
+import type { AutoSnapshots } from './auto-snapshots.js';
+import { NO_BREAKER } from './breaker.js';
 import type { Approvals } from './approvals.js';
 import type { ContextAuditSink } from './audit-context.js';
 import type { AgentContext, CallSpec, PolicyVerdict } from './call-spec.js';
@@ -22,6 +24,7 @@ export class CallRunner {
     private readonly approvals: Approvals,
     audit: ContextAuditSink,
     private readonly limits: AgentLimits | null = null,
+    private readonly snapshots: AutoSnapshots | null = null,
   ) {
     this.log = new DecisionLog(runs, audit);
   }
@@ -104,6 +107,16 @@ export class CallRunner {
     const { decision, refused } = await this.ask(spec, call, verdict);
     if (refused) return failed(refused, decision);
     if (decision.action === 'deny') return failed(GatewayDenial.byPolicy(verdict), decision);
+    const { snapshots, sandboxId } = { snapshots: this.snapshots, sandboxId: spec.sandboxId };
+    if (snapshots && sandboxId && !ctx.trusted) {
+      try {
+        const taken = await this.log.under(ctx.agent, call, () => snapshots.before(run, call, sandboxId, ctx.agent, verdict));
+        if (taken) decision.snapshot = taken;
+      } catch (err) {
+        const denial = GatewayDenial.fromVerdict(err);
+        return failed(denial, { ...denial.decision(), ...(decision.approval ? { approval: decision.approval } : {}) });
+      }
+    }
     if (spec.tool === 'exec' && !ctx.trusted && this.limits) {
       const slot = this.limits.admitExec(ctx.agent);
       if ('source' in slot) {
@@ -291,10 +304,3 @@ interface Allowed {
   written: boolean;
   running: () => void;
 }
-
-/** The breaker of a call the breaker does not apply to. */
-const NO_BREAKER: Pick<Breaker, 'admit' | 'settle' | 'release'> = {
-  admit: () => ({ ok: true, probe: false }),
-  settle: () => undefined,
-  release: () => undefined,
-};

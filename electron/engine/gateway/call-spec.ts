@@ -36,6 +36,8 @@ export interface PolicyVerdict {
   programs?: string[];
   /** For an ask: what the call would change (a write's diff), computed before the person is asked and shown to them. */
   effect?: () => Promise<ApprovalEffect>;
+  /** A snapshot-then-allow rule matched: the sandbox is snapshotted before the call runs (or the call is refused). */
+  snapshot?: boolean;
 }
 
 export interface CallHooks {

@@ -3,8 +3,9 @@
 // basename, so `/usr/bin/rm`, `'r''m'`, `\rm` and `sh -c "x; rm …"` all meet the rule for rm; what
 // cannot be known before it runs is `dynamic`. Each program found is matched on its own; the
 // strictest decision wins. A rule guards what an agent asks for: interpreters, script files and copied
-// binaries run what it never sees, so the sandbox's isolation is the wall, not policy.
-import { ACTION_RANK, type CommandRule, type PolicyAction } from '../../../shared/types/policy.js';
+// binaries run what it never sees, so the sandbox's isolation is the wall, not policy. A
+// snapshot-then-allow rule allows, and asks for a snapshot of the sandbox before the command runs.
+import { RULE_RANK, type CommandRule, type CommandRuleAction, type PolicyAction } from '../../../shared/types/policy.js';
 import { expandCommand, type ExecStdin, type ExpandedCommand } from './command-expand.js';
 import { globToRegExp } from './glob.js';
 import { withScanBudget } from './shell-scan.js';
@@ -24,6 +25,11 @@ export interface CommandDecision {
   programs: string[];
   /** Every program whose decision is ask (when the whole decision is ask, all of these need approval). */
   asks: CommandAsk[];
+  /**
+   * A snapshot-then-allow rule matched one of its programs: unless the command is denied, the sandbox
+   * is snapshotted before it runs (after an approval, when it also needs one).
+   */
+  snapshot: boolean;
 }
 
 /** One program of a command that needs a person's approval, and what approving it covers. */
@@ -72,10 +78,13 @@ export function decideCommand(policy: CommandPolicy, argv: string[], stdin?: Exe
     const why = err instanceof RangeError ? 'the command is too complex to read' : 'policy could not read the command';
     expanded = [{ program: argv[0] ?? '', argv, dynamic: true, why }];
   }
-  let best: Omit<CommandDecision, 'asks'> | null = null;
+  type Considered = Omit<CommandDecision, 'asks' | 'programs' | 'snapshot' | 'action'> & { action: CommandRuleAction };
+  let best: (Considered & { programs: string[] }) | null = null;
+  let snapshot = false;
   const asks = new Map<string, CommandAsk>();
   const programs = expanded.map((e) => e.program);
-  const consider = (d: Omit<CommandDecision, 'asks' | 'programs'>, cmd: { argv: string[] }, withArgs: boolean) => {
+  const consider = (d: Considered, cmd: { argv: string[] }, withArgs: boolean) => {
+    if (d.action === 'snapshot-then-allow') snapshot = true;
     if (d.action === 'ask') {
       const key = `${d.source}\0${d.program ?? ''}${withArgs ? `\0${JSON.stringify(cmd.argv)}` : ''}`;
       asks.set(key, {
@@ -83,7 +92,7 @@ export function decideCommand(policy: CommandPolicy, argv: string[], stdin?: Exe
         text: `${cmd.argv.map(shellQuote).join(' ')}  (${d.source === 'default' || d.source === 'dynamic' ? d.source : `rule: ${d.source}`})`,
       });
     }
-    if (!best || ACTION_RANK[d.action] > ACTION_RANK[best.action]) best = { ...d, programs };
+    if (!best || RULE_RANK[d.action] > RULE_RANK[best.action]) best = { ...d, programs };
   };
   for (const cmd of expanded) {
     if (cmd.dynamic) {
@@ -128,12 +137,13 @@ export function decideCommand(policy: CommandPolicy, argv: string[], stdin?: Exe
         false,
       );
   }
-  const decided: Omit<CommandDecision, 'asks'> = best ?? {
+  const decided: Considered & { programs: string[] } = best ?? {
     action: policy.default,
     source: 'default',
     reason: 'empty command',
     program: null,
     programs,
   };
-  return { ...decided, asks: decided.action === 'ask' ? [...asks.values()] : [] };
+  const action: PolicyAction = decided.action === 'snapshot-then-allow' ? 'allow' : decided.action;
+  return { ...decided, action, asks: action === 'ask' ? [...asks.values()] : [], snapshot: snapshot && action !== 'deny' };
 }

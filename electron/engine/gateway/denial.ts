@@ -67,6 +67,19 @@ export class GatewayDenial extends WardenError {
     );
   }
 
+  /** Policy asked for a snapshot before the call and it failed: the call is refused rather than run unprotected. */
+  static snapshotFailed(why: 'run-start' | 'command', source: string, err: unknown): GatewayDenial {
+    const info = toErrorInfo(err);
+    const asked =
+      why === 'run-start' ? 'a snapshot at the start of each run (snapshots.onRunStart)' : `a snapshot before this command (${source})`;
+    return GatewayDenial.of(
+      'snapshot-failed',
+      { source: why === 'run-start' ? 'snapshots.onRunStart' : source, reason: `the snapshot failed: ${info.message}` },
+      `policy asks for ${asked}, and it could not be taken: ${info.message}; the call was not run unprotected`,
+      info.hint ?? 'fix what the snapshot needs (a running sandbox, room for its archive), then call again',
+    );
+  }
+
   static agentLimit(limited: LimitRefusal): GatewayDenial {
     return GatewayDenial.of('budget', { source: limited.source, reason: limited.reason }, limited.message, limited.hint);
   }

@@ -15,11 +15,13 @@ import { argvOf, type ExecHandlers } from '../podman/exec-session.js';
 import { AgentLimits } from './agent-limits.js';
 import { Approvals } from './approvals.js';
 import { attestationDenial } from './attestation-gate.js';
+import { AutoSnapshots } from './auto-snapshots.js';
 import type { ContextAuditSink } from './audit-context.js';
 import { CallRunner } from './call-runner.js';
 import { boundArgs, type AgentContext, type CallHooks, type OnSandbox, type SandboxCall } from './call-spec.js';
 import { FileVerbs } from './file-verbs.js';
 import { LifecycleVerbs, pausedRefusal } from './lifecycle-verbs.js';
+import { recordedDiff } from './diff-record.js';
 import { createInput, createVerdict, parseSandboxSpec, sandboxToCreate } from './create-policy.js';
 import { GatewayDenial } from './denial.js';
 import { ExecCall, pickExec } from './exec-call.js';
@@ -66,7 +68,7 @@ export class Gateway implements GatewayMethodHandlers {
 
   constructor(
     readonly engine: WardenEngine,
-    audit: ContextAuditSink,
+    private readonly audit: ContextAuditSink,
     options: GatewayOptions,
   ) {
     this.policy = options.policy;
@@ -75,7 +77,7 @@ export class Gateway implements GatewayMethodHandlers {
     this.runs.limits = () => this.policy.agents;
     this.limits = new AgentLimits(() => this.policy.agents);
     this.approvals = new Approvals(engine.events);
-    this.runner = new CallRunner(this.runs, this.approvals, audit, this.limits);
+    this.runner = new CallRunner(this.runs, this.approvals, audit, this.limits, new AutoSnapshots(engine, () => this.policy));
     this.access = new SandboxAccess(engine, audit, () => this.policy);
     const onSandbox: OnSandbox = (ctx, ref, tool, args, spec) => this.onSandbox(ctx, ref, tool, args, spec);
     const sandbox = (ctx: AgentContext, ref: string, tool: ToolName) => this.sandbox(ctx, ref, tool);
@@ -137,6 +139,7 @@ export class Gateway implements GatewayMethodHandlers {
         body: async () => {
           const info = await this.engine['sandbox.create'](sandboxToCreate(this.policy, spec ?? parseSandboxSpec(input), ctx));
           if (run.sandboxId === null) this.runs.bind(run, { id: info.id, name: info.name }, this.effective(info).budgets);
+          run.startSnapshot ??= null; // it made the sandbox: undoing the run is destroying it, there is nothing before to snapshot
           await this.engine.changes.atRunStart(run.id, info.id, true);
           return info;
         },
@@ -183,9 +186,9 @@ export class Gateway implements GatewayMethodHandlers {
     return this.engine.changes.diff('sandbox', (await this.access.resolve(ctx, ref, 'sandbox.inspect')).id);
   }
 
-  /** What changed in the run's sandbox since the run's first call there (the door checks who may see the run). */
-  diffRun(runId: string): Promise<WorkspaceDiff> {
-    return this.engine.changes.diff('run', this.runs.detail(runId).id);
+  /** The run's changes since its first call there (the door checks who may see the run), recorded as `run.diffed` (diff-record.ts). */
+  diffRun(runId: string, actor = 'user'): Promise<WorkspaceDiff> {
+    return recordedDiff(this.audit, this.engine.changes, this.runs.detail(runId), actor);
   }
 
   // ---- runs and approvals (the gateway method map) ----

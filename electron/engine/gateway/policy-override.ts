@@ -3,7 +3,7 @@
 // agent created, only what tightens applies: a stricter default, rules that cannot make any program
 // less strict, every path rule, smaller budgets, a shorter approval wait. Naming a sandbox `ci-*`
 // then gains an agent nothing.
-import { ACTION_RANK, type Budgets, type Policy, type PolicyAction, type PolicyOverride } from '../../../shared/types/policy.js';
+import { ACTION_RANK, RULE_RANK, type Budgets, type Policy, type PolicyAction, type PolicyOverride } from '../../../shared/types/policy.js';
 
 /** The policy for one sandbox: overrides whose name glob matches, in file order, on top of the base. */
 export interface EffectivePolicy {
@@ -43,7 +43,7 @@ export function applyTightening(eff: EffectivePolicy, o: PolicyOverride): Effect
     out.commands = {
       default: def,
       dynamic: stricter(o.commands.dynamic ?? eff.commands.dynamic, eff.commands.dynamic),
-      rules: [...(o.commands.rules ?? []).filter((r) => ACTION_RANK[r.action] >= ACTION_RANK[def]), ...eff.commands.rules],
+      rules: [...(o.commands.rules ?? []).filter((r) => RULE_RANK[r.action] >= ACTION_RANK[def]), ...eff.commands.rules],
     };
   }
   if (o.paths) out.paths = [...o.paths, ...eff.paths];

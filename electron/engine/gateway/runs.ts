@@ -9,6 +9,9 @@ import type { EventBus } from '../event-bus.js';
 import { Breaker } from './breaker.js';
 import { GatewayDenial } from './denial.js';
 import type { RunArchive } from './run-archive.js';
+import { Run } from './run-state.js';
+
+export { Run } from './run-state.js';
 
 /** Ended runs (and their calls) kept in memory for list/get; older ones are dropped, oldest first. */
 export const MAX_ENDED_RUNS = 1000;
@@ -20,64 +23,6 @@ const SWEEP_EVERY_MS = 1000;
 export interface RunLimits {
   maxOpenRuns: number;
   runIdleMs: number;
-}
-
-export class Run {
-  readonly calls: ToolCallInfo[] = [];
-  breaker: Breaker;
-  /** Calls reserved (counted against maxCalls) including those still in flight. */
-  reserved = 0;
-  outputBytes = 0;
-  /** Bytes its connections carried through the egress proxy (budgets.egressBytes). */
-  egressBytes = 0;
-  failures = 0;
-  /** Things a person approved for the rest of this run ("approve-run"). */
-  readonly approvedForRun = new Set<string>();
-  status: RunInfo['status'] = 'active';
-  endedAt: string | null = null;
-  /** Why it ended, for the refusal of a later call in it. */
-  endReason: string | null = null;
-  readonly startedMs: number;
-  /** When a call last started or ended in it (idle runs end). */
-  lastActiveMs: number;
-  /** Calls started and not yet ended: a run with one in flight is not idle. */
-  inFlight = 0;
-
-  constructor(
-    readonly id: string,
-    readonly agent: string,
-    readonly key: string | null,
-    public sandboxId: string | null,
-    public sandboxName: string | null,
-    public budgets: Budgets,
-    now = Date.now(),
-  ) {
-    this.breaker = new Breaker(budgets.breaker.failures, budgets.breaker.cooldownMs);
-    this.startedMs = this.lastActiveMs = now;
-  }
-
-  /** Output the run may still receive. */
-  outputLeft(): number {
-    return Math.max(0, this.budgets.outputBytes - this.outputBytes);
-  }
-
-  info(): RunInfo {
-    return {
-      id: this.id,
-      agent: this.agent,
-      key: this.key,
-      sandboxId: this.sandboxId,
-      sandboxName: this.sandboxName,
-      status: this.status,
-      startedAt: new Date(this.startedMs).toISOString(),
-      endedAt: this.endedAt,
-      calls: this.calls.length,
-      failures: this.failures,
-      outputBytes: this.outputBytes,
-      breaker: this.breaker.info(),
-      budgets: this.budgets,
-    };
-  }
 }
 
 export class RunStore {
@@ -135,15 +80,8 @@ export class RunStore {
         );
       }
     }
-    const run = new Run(
-      `run_${randomBytes(8).toString('hex')}`,
-      agent,
-      key,
-      sandbox?.id ?? null,
-      sandbox?.name ?? null,
-      budgets(),
-      this.now(),
-    );
+    const id = `run_${randomBytes(8).toString('hex')}`;
+    const run = new Run(id, agent, key, sandbox?.id ?? null, sandbox?.name ?? null, budgets(), this.now());
     this.runs.set(run.id, run);
     this.openByAgent.set(agent, (this.openByAgent.get(agent) ?? 0) + 1);
     if (lookup) this.byKey.set(lookup, run.id);

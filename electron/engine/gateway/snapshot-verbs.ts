@@ -95,7 +95,10 @@ export class SnapshotVerbs {
         (info) => this.d.engine.snapshots.snapshot(info.id, tag, ctx.agent),
         () => {
           const store = this.d.engine.snapshots.store;
-          const kept = store.names().flatMap((n) => store.list(n).filter((m) => m.spec.labels?.[AGENT_LABEL] === ctx.agent)).length;
+          // Automatic ones (policy's) have their own bound (auto-snapshots.ts) and do not use up the agent's.
+          const kept = store
+            .names()
+            .flatMap((n) => store.list(n).filter((m) => !m.automatic && m.spec.labels?.[AGENT_LABEL] === ctx.agent)).length;
           if (!ctx.trusted && kept >= MAX_AGENT_SNAPSHOTS) {
             throw new GatewayDenial(
               'create-limits',

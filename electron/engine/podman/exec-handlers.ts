@@ -1,6 +1,7 @@
 // What a caller of an exec hands in (where the output goes, how a slow consumer holds the command
 // back, a budget, a cancel) and the exit code a timeout reports: shared by the plain engine exec
 // (exec-session.ts) and the runner's (runner/runner-exec.ts), which exec-session chooses between.
+import type { Readable } from 'node:stream';
 import type { ExecResult, TerminalSize } from '../../../shared/types/exec.js';
 import type { ChunkHandler, OutputAllowance, OutputSink } from './output-sink.js';
 
@@ -39,6 +40,12 @@ export interface ExecHandlers {
   openInput?: (input: CommandInput) => void;
   /** Run on a pseudo-terminal of this size (the runner's; its output comes as stdout). Needs `openInput`. */
   pty?: TerminalSize;
+  /**
+   * Bytes for the command's stdin, streamed with back-pressure (instead of `stdin`, which is text held
+   * whole): a snapshot's archive going back in. Only the plain engine exec carries it (the runner
+   * buffers stdin whole), so a call with it never goes through the runner.
+   */
+  stdinFrom?: Readable;
 }
 
 /** How a command ended, told the same way whichever path ran it. */

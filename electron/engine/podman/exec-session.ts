@@ -118,7 +118,7 @@ export async function runExec(
 ): Promise<ExecResult> {
   if (handlers.signal?.aborted)
     throw new WardenError('E_CONFLICT', `the command was not started: ${String(handlers.signal.reason ?? 'its caller went away')}`);
-  const runner = await runnersOf(conn).channelFor(containerId);
+  const runner = handlers.stdinFrom ? null : await runnersOf(conn).channelFor(containerId);
   if (runner) {
     const result = await execThroughRunner(runner, req, handlers, {
       argv: argvOf(req.cmd),
@@ -146,7 +146,7 @@ export async function runPlainExec(
       'try again once the sandbox has restarted',
     );
   const streamed = handlers.openInput !== undefined;
-  const hasStdin = req.stdin !== undefined || streamed;
+  const hasStdin = req.stdin !== undefined || streamed || handlers.stdinFrom !== undefined;
   const started = performance.now();
 
   const exec = await conn.call('exec', (docker) =>
@@ -224,8 +224,17 @@ export async function runPlainExec(
   };
   handlers.signal?.addEventListener('abort', cancel, { once: true });
   if (handlers.signal?.aborted) cancel(); // gone while the exec was being created
+  let sourceError: Error | null = null;
   if (streamed) handlers.openInput!(new PlainStdin(stream));
-  else if (hasStdin) {
+  else if (handlers.stdinFrom) {
+    // A source that fails (a file read error) must not leave the command waiting for the rest; it is
+    // the caller's failure, not the engine connection's.
+    handlers.stdinFrom.once('error', (err) => {
+      sourceError = err;
+      stream.destroy();
+    });
+    handlers.stdinFrom.pipe(stream);
+  } else if (hasStdin) {
     stream.write(req.stdin);
     stream.end();
   }
@@ -245,6 +254,7 @@ export async function runPlainExec(
     if (forceClose) clearTimeout(forceClose);
     handlers.signal?.removeEventListener('abort', cancel);
   }
+  if (sourceError) throw new WardenError('E_ENGINE', `the command's input could not be read: ${(sourceError as Error).message}`);
   const exitCode = await waitForExit(conn, exec.id);
   const oomKilled = exitCode === 137 && !timedOut ? await newOomKill(conn, containerId).catch(() => false) : false;
   return execResultOf({ started, exitCode, timedOut, stdout, stderr, oomKilled, cancelled });

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeTestWarden, openTestWarden, type TestWarden } from '../../test-support/podman-fixture.js';
-import { archiveDigest } from './workspace-archive.js';
+import { archiveDigest, restoreWorkspace } from './workspace-archive.js';
+import { takeManifest, type Manifest } from '../diff/manifest.js';
 import { collectExec } from '../podman/exec-session.js';
 import { Gateway } from '../gateway/gateway.js';
 import { loadPolicy } from '../gateway/policy-load.js';
@@ -143,5 +144,39 @@ describe('snapshots', () => {
     } finally {
       gateway.close();
     }
+  });
+
+  it("a restore's baseline read from the archive is what walking the restored workspace gives, or it walks", async () => {
+    const { t, engine } = w!;
+    const sb = await t.create({});
+    const long = `${'d'.repeat(60)}/${'e'.repeat(60)}/${'f'.repeat(70)}.txt`;
+    const made = await t.sh(
+      sb.id,
+      [
+        'cd /workspace && mkdir -p sub/deep empty-dir && echo text > sub/a.txt && : > sub/empty',
+        'head -c 200000 /dev/urandom > big.bin && head -c 3000 /dev/urandom > small.bin && printf "x\\0y" > nul.bin',
+        'ln -s sub/a.txt rel-link && ln -s /etc/passwd abs-link && ln sub/a.txt hard && mkfifo pipe',
+        'echo run > sub/deep/run.sh && chmod 750 sub/deep/run.sh && chmod 4755 small.bin && echo u > "n\u00e9 file"',
+        `mkdir -p "$(dirname ${long})" && echo long > ${long}`,
+      ].join(' && '),
+    );
+    expect(made.exitCode, made.err).toBe(0);
+    const snap = await engine.snapshots.snapshot(sb.name, 'manifest');
+    imageIds.push(snap.imageId);
+    const file = engine.snapshots.store.archivePath(sb.name, 'manifest');
+    const sorted = (m: Manifest | null) => m && [...m.files].sort((a, b) => (a.path < b.path ? -1 : 1));
+    const read = await restoreWorkspace(t.engine.connection, sb.id, file, snap.workspaceSha256);
+    expect(read).not.toBeNull();
+    expect(sorted(read)).toEqual(sorted(await takeManifest(t.engine.connection, sb.id)));
+    expect(read!.files.map((f) => f.path)).toEqual(expect.arrayContaining([long, 'hard', 'pipe', 'abs-link', 'n\u00e9 file']));
+
+    // What it does not read as the walker would (a sparse file: GNU tar's own member type): it walks instead.
+    expect((await t.sh(sb.id, 'truncate -s 10M /workspace/sparse && echo x >> /workspace/sparse')).exitCode).toBe(0);
+    const sparse = await engine.snapshots.snapshot(sb.name, 'sparse');
+    imageIds.push(sparse.imageId);
+    const archive = engine.snapshots.store.archivePath(sb.name, 'sparse');
+    expect(await restoreWorkspace(t.engine.connection, sb.id, archive, sparse.workspaceSha256)).toBeNull();
+    await engine['sandbox.destroy']({ ref: sb.name });
+    for (const tag of ['sparse', 'manifest']) await engine.snapshots.remove(sb.name, tag);
   });
 });

@@ -13,6 +13,7 @@ import { hostRange } from '../podman/workspace-lease.js';
 import { appendDurably, type AuditRecord, type AuditSink } from '../audit-sink.js';
 import type { Attestations } from '../attest/attestations.js';
 import type { WorkspaceChanges } from '../diff/workspace-changes.js';
+import type { Manifest } from '../diff/manifest.js';
 import { createdPayload } from '../sandbox-create.js';
 import { unshiftLayerIds } from './layer-ids.js';
 import { archiveDigest, archiveWorkspace, restoreWorkspace } from './workspace-archive.js';
@@ -83,8 +84,11 @@ export class Snapshots {
     }
   }
 
-  /** `by`: who takes it, for the manifest (the gateway names its agent; the ledger's actor comes from the audit context). */
-  async snapshot(ref: string, tag?: string, by = this.actor()): Promise<SnapshotInfo> {
+  /**
+   * `by`: who takes it, for the manifest (the gateway names its agent; the ledger's actor comes from
+   * the audit context). `automatic`: policy took it (the run and call it protects), not a person.
+   */
+  async snapshot(ref: string, tag?: string, by = this.actor(), automatic?: SnapshotInfo['automatic']): Promise<SnapshotInfo> {
     const info = await this.podman.sandboxes.resolve(ref);
     if (info.state !== 'running') {
       throw new WardenError('E_CONFLICT', `sandbox ${info.name} is ${info.state}`, `start it first: \`warden sandbox start ${info.name}\``);
@@ -119,6 +123,7 @@ export class Snapshots {
         workspaceSha256: workspace.sha256,
         workspaceBytes: workspace.bytes,
         takenBy: by,
+        ...(automatic ? { automatic } : {}),
         spec: specOf(info, now.getTime()),
       };
       this.store.finish(manifest);
@@ -170,7 +175,8 @@ export class Snapshots {
     return this.store.list(name).map(infoOf);
   }
 
-  async remove(ref: string, tag: string): Promise<SnapshotInfo> {
+  /** `why`: for the record, when it is not a person's or agent's own removal (policy pruning automatic ones). */
+  async remove(ref: string, tag: string, why?: string): Promise<SnapshotInfo> {
     const { name } = await this.target(ref);
     const manifest = this.store.get(name, tag);
     await this.removeImage(manifest.imageId).catch((err: unknown) => {
@@ -189,7 +195,7 @@ export class Snapshots {
       {
         sandboxId: manifest.sandboxId,
         kind: 'snapshot.removed',
-        payload: { name, tag, imageId: manifest.imageId, workspaceSha256: manifest.workspaceSha256 },
+        payload: { name, tag, imageId: manifest.imageId, workspaceSha256: manifest.workspaceSha256, ...(why ? { why } : {}) },
       },
     ]);
     return infoOf(manifest);
@@ -216,14 +222,15 @@ export class Snapshots {
     const blankLabels = Object.keys(image.Labels ?? {}).filter((k) => k.startsWith('warden.'));
     const info = await this.podman.sandboxes.create({ ...spec, name, image: manifest.image }, { blankLabels });
     // A read-only root without a host workspace cannot have changed /workspace: the image has it as it was.
+    let restored: Manifest | null = null;
     if (!(spec.readOnlyRoot && !spec.workspace)) {
-      await restoreWorkspace(this.conn, info.id, archive, manifest.workspaceSha256).catch(async (err: unknown) => {
+      restored = await restoreWorkspace(this.conn, info.id, archive, manifest.workspaceSha256).catch(async (err: unknown) => {
         await this.podman.sandboxes.destroy(info.id).catch(() => undefined);
         throw err;
       });
     }
-    // Made like a create, so its diff starts here, as a created sandbox's does (the restored workspace is walked).
-    await this.changes.atCreate(info, true);
+    // Made like a create, so its diff starts here: from what the archive held, or else the restored workspace walked.
+    await this.changes.atRestore(info, restored);
     return info;
   }
 
