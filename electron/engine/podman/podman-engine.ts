@@ -38,6 +38,7 @@ export class PodmanEngine {
       disks: this.disks,
       owners: this.owners,
       homeId: homeId(options.home),
+      home: options.home,
       runnerBinary: installRunner(options.home),
     });
   }

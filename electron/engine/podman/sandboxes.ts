@@ -17,6 +17,7 @@ import { isNameConflict, nameTaken } from './container-names.js';
 import type { OwnerRecords } from '../pool/owner-records.js';
 import { letCompanionsGo, startCompanions } from './sandbox-companions.js';
 import { hasRunnerMount, layerDirOf, workspaceLease } from './raw-inspect.js';
+import { egressDirOf, makeEgressDir, removeEgressDir } from '../egress/egress-dir.js';
 
 export interface SandboxesOptions {
   defaultImage: string;
@@ -24,6 +25,8 @@ export interface SandboxesOptions {
   seccompProfile: string | null;
   /** This Warden home's id: put on every sandbox made, and only sandboxes with it (or legacy ones) are seen. */
   homeId: string;
+  /** WARDEN_HOME: where an `egress` sandbox's socket directory is made (egress/egress-dir.ts). */
+  home: string;
   router: RuntimeRouter;
   disks: DiskLimits;
   /** Owners of claimed pool sandboxes; an unclaimed one is the pool's alone (hidden from list and resolve). */
@@ -34,10 +37,7 @@ export interface SandboxesOptions {
   now?: () => Date;
 }
 
-export interface SandboxRef {
-  id: string;
-  name: string;
-}
+export type SandboxRef = { id: string; name: string };
 
 const NO_SUBORDINATE_IDS = new WardenError(
   'E_ENGINE',
@@ -111,8 +111,9 @@ export class Sandboxes {
     };
     const resolved = resolveSandbox(spec, ctx);
     const creator = await this.options.router.connectionFor(runtime);
+    const egressDir = resolved.network === 'egress' ? makeEgressDir(this.options.home) : null;
     // No separate image check: the create call says so itself, and a round trip is saved.
-    const generator = buildSpecGenerator(spec, resolved, ctx);
+    const generator = buildSpecGenerator(spec, resolved, { ...ctx, egressDir });
     generator.labels = {
       ...Object.fromEntries((opts.blankLabels ?? []).map((key) => [key, ''])),
       ...(generator.labels as Record<string, string>),
@@ -123,6 +124,7 @@ export class Sandboxes {
       .libpod<{ Id: string }>('POST', '/containers/create', generator, `sandbox ${name}`)
       .catch((err: unknown) => {
         const message = (err as Error).message;
+        removeEgressDir(egressDir);
         if (/image not known|no such image/i.test(message)) throw this.imageMissing(image);
         if (/enough available IDs|no subuid ranges/i.test(message)) throw NO_SUBORDINATE_IDS;
         if (isNameConflict(err)) throw nameTaken(name); // Podman's message names the other container's id
@@ -148,6 +150,7 @@ export class Sandboxes {
     } catch (err) {
       await letCompanionsGo(this.conn, created.Id);
       await this.removeId(created.Id).catch(() => undefined);
+      removeEgressDir(egressDir);
       throw err;
     }
   }
@@ -282,6 +285,7 @@ export class Sandboxes {
     const lease = workspaceLease(raw);
     await letCompanionsGo(this.conn, raw.Id);
     await this.removeId(raw.Id, layerDirOf(raw));
+    removeEgressDir(egressDirOf(raw));
     this.options.owners.remove(raw.Id);
     if (lease) returnWorkspace(lease.dir, lease.uids, lease.gids, lease.owner);
     return { id: raw.Id, name: raw.Name.replace(/^\//, '') };
