@@ -15,8 +15,10 @@ let port = 0;
 
 test.beforeAll(async () => {
   server = createServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'text/plain' });
-    res.end(`hello ${req.url}\n`);
+    const text = `hello ${req.url}\n`;
+    // With its length: the proxy counts a body's bytes as they cross, chunk framing included.
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;

@@ -301,7 +301,7 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
 
   it("cuts a run's connections at its egressBytes budget, and refuses the run new ones", async () => {
     const before = gateway.policy;
-    gateway.policy = { ...before, budgets: { ...before.budgets, egressBytes: 1024 * 1024 } };
+    gateway.policy = { ...before, budgets: { ...before.budgets, egressBytes: 2 * 1024 * 1024 } };
     const ctx = { agent: 'user', trusted: true, runKey: `budget-${runtime}` };
     const run = async (cmd: string) => {
       const out: Buffer[] = [];
@@ -313,7 +313,7 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
       expect(big.exitCode).not.toBe(0);
       expect(Number(big.out)).toBeLessThan(BLOB.length);
       const next = await run(`curl -sS -w '%{http_code}' http://allowed.test:${httpPort}/more`);
-      expect(next.out).toMatch(/denied: run \S+ used its egressBytes budget \(1048576 bytes\)\n403$/);
+      expect(next.out).toMatch(/denied: run \S+ used its egressBytes budget \(2097152 bytes\)\n403$/);
       const cutFor = new Set(
         entries<NetConnectPayload>('net.connect')
           .filter((c) => c.runId === big.runId)
