@@ -7,7 +7,7 @@
 //   npm run bench egress            (BENCH_EGRESS_MB, BENCH_EGRESS_RUNS, BENCH_EGRESS_SMALL to change sizes)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EgressPolicySchema } from '../shared/types/policy.js';
 import { SandboxSpecSchema } from '../shared/types/sandbox.js';
@@ -60,6 +60,7 @@ async function curlTimes(id: string, url: string, fields: string): Promise<numbe
   return r.stdout.toString().trim().split(/\s+/).map(Number);
 }
 
+const loadStart = loadavg()[0]!;
 try {
   const egress = await create('egress');
   const nat = await create('nat');
@@ -88,11 +89,12 @@ try {
   const ratio = t.egress.p50 / t.nat.p50;
   const overhead = s.egress.p50 - s.nat.p50;
   const f = (n: number) => n.toFixed(2);
+  const load = `load average ${loadStart.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end (${availableParallelism()} cores)`;
   const md = [
     '## Egress (issue 14)',
     '',
     machineLine(),
-    `A ${MB} MB download with curl from a server on this host, ${RUNS} runs each, interleaved: from an \`egress\` sandbox (relay, Unix socket, proxy and pump; name pinned by \`resolve\`) and from a \`nat\` sandbox (directly to host.containers.internal). Set-up: a small request, curl's time to first byte, ${SMALL} runs each. Runtime: ${podman.info().defaultRuntime}. The origin server runs in its own process.`,
+    `A ${MB} MB download with curl from a server on this host, ${RUNS} runs each, interleaved: from an \`egress\` sandbox (relay, Unix socket, proxy and pump; name pinned by \`resolve\`) and from a \`nat\` sandbox (directly to host.containers.internal). Set-up: a small request, curl's time to first byte, ${SMALL} runs each. Runtime: ${podman.info().defaultRuntime}. The origin server runs in its own process; ${load}.`,
     '',
     '| figure | egress p50 | egress p95 | nat p50 (baseline) | result | target |',
     '|---|---|---|---|---|---|',

@@ -23,7 +23,7 @@
 
 #define MAX_PAIRS 512
 /* Each way goes through a pipe with splice(2): bytes move between the sockets without a copy here. */
-#define PIPE_CAP (256 * 1024)
+#define PIPE_CAP (1024 * 1024)
 /* What a refused connection may still send (its request) before it is closed unread. */
 #define DISCARD_LIMIT (1024 * 1024)
 

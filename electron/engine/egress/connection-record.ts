@@ -11,6 +11,8 @@ import type { Target } from './destination.js';
 export interface EgressMeter {
   runId: string;
   callId: string;
+  /** The run has an egressBytes budget: its connections stay in Node, which cuts at the exact chunk (egress-carry.ts). */
+  bounded: boolean;
   /** Counts bytes against the run's budget; a reason once it is used up, else null. */
   take(bytes: number): string | null;
   /** The connection as its call's timeline shows it: when decided, and when it ends. */

@@ -2,8 +2,9 @@
 // `count`; false cuts the connection). The first HANDOFF_BYTES go through Node, so a small request
 // never waits for a process to start; past them, where Warden's runner binary is at hand, the two
 // sockets are handed to `warden-runner egress-pump` on the host (resources/runner/pump.c), which
-// splices them with no copy through JavaScript and reports what it moved. It is killed when the
-// budget says cut (its sockets close with it), and ends when Warden does (its stdin closes).
+// splices them with no copy through JavaScript and reports what it moved (a run with an egressBytes
+// budget never gets here: egress-proxy.ts). It is killed if its reports say cut (its sockets close
+// with it), and ends when Warden does (its stdin closes).
 import { spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';

@@ -48,14 +48,16 @@ export class EgressProxy {
       if (!stream.destroyed) stream.end(rawResponse(400, 'warden egress: not an HTTP proxy request\n'));
       return;
     }
+    const meter = this.options.meter(sandboxId);
     const ctx: TunnelContext = {
       policy: this.options.policy(),
       ask: this.options.ask,
       resolve: this.options.resolve,
       sandboxId,
       record: this.options.record,
-      meter: this.options.meter(sandboxId),
-      pump: this.options.pump ?? null,
+      meter,
+      // A bounded run's bytes stay where each chunk is counted before it passes: the pump's deep buffers would carry past the budget.
+      pump: meter?.bounded ? null : (this.options.pump ?? null),
     };
     if (request.start[0] === 'CONNECT') await openTunnel(ctx, request.start[1], stream, head.rest);
     else await forwardPlain(ctx, request, stream, head.rest);
