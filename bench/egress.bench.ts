@@ -87,6 +87,9 @@ try {
   const t = { egress: summarize(mbps.egress), nat: summarize(mbps.nat) };
   const s = { egress: summarize(setup.egress), nat: summarize(setup.nat) };
   const ratio = t.egress.p50 / t.nat.p50;
+  // Each egress download beside the nat download right after it: on a shared machine the load moves
+  // between runs, and a pair sees the same load.
+  const paired = summarize(mbps.egress.map((e, i) => e / mbps.nat[i]!));
   const overhead = s.egress.p50 - s.nat.p50;
   const f = (n: number) => n.toFixed(2);
   const load = `load average ${loadStart.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end (${availableParallelism()} cores)`;
@@ -98,8 +101,14 @@ try {
     '',
     '| figure | egress p50 | egress p95 | nat p50 (baseline) | result | target |',
     '|---|---|---|---|---|---|',
-    `| download MB/s | ${f(t.egress.p50)} | ${f(t.egress.p95)} | ${f(t.nat.p50)} | ratio ${ratio.toFixed(3)} | ≥ 0.8 |`,
+    `| download MB/s | ${f(t.egress.p50)} | ${f(t.egress.p95)} | ${f(t.nat.p50)} | ratio ${ratio.toFixed(3)} (of the p50s); per pair p50 ${paired.p50.toFixed(3)}, lowest ${Math.min(...mbps.egress.map((e, i) => e / mbps.nat[i]!)).toFixed(3)} | ≥ 0.8 |`,
     `| set-up ms (first byte) | ${f(s.egress.p50)} | ${f(s.egress.p95)} | ${f(s.nat.p50)} | +${f(overhead)} ms | ≤ 5 ms |`,
+    ...(ratio < 0.8 || paired.p50 < 0.8
+      ? [
+          '',
+          "With the cores saturated (see the load above) the ratio falls toward the ratio of CPU spent per byte: the egress path does the network-stack work of two TCP connections (the origin to the pump on the host's loopback, the relay to curl on the sandbox's) and a Unix hop where nat does one; with a core to spare the stages overlap. Baseline before this carrier (frames over an engine exec's stdin/stdout, 2026-11-26): ratio 0.164, capped by the exec stream itself.",
+        ]
+      : []),
   ].join('\n');
   console.log(md);
   writeResultsSection('egress', md);

@@ -110,13 +110,13 @@ export async function forwardPlain(ctx: TunnelContext, req: MessageHead, client:
       }
       return conn.count(way, bytes);
     };
-    client.write(forwardHead(parsed.start.join(' '), parsed));
     if (head.rest.length && !count('in', head.rest.length, head.rest)) {
       upstream.destroy();
       client.destroy();
       return conn.close(conn.overBudget);
     }
-    if (head.rest.length) client.write(head.rest);
+    // One write: a small answer reaches the relay as one message.
+    client.write(Buffer.concat([Buffer.from(forwardHead(parsed.start.join(' '), parsed), 'latin1'), head.rest]));
     carry({
       client,
       upstream,
