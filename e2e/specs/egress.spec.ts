@@ -85,7 +85,7 @@ test.describe('egress', () => {
     await expect(approvedConnection).toContainText(`allowed ${EGRESS_ASKED_HOST}:${port}`);
     await expect(runs.call(3)).toHaveAttribute('data-status', 'ok');
     await app.screenshot('egress-approved');
-    // The forwarder started inside the create call, but the connections' entries are the engine's
+    // The socket was first served inside the create call, but the connections' entries are the engine's
     // own: none of them is added to that call.
     await expect(createSeqs).toHaveAttribute('data-seqs', createdWith!);
 

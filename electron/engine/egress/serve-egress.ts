@@ -38,8 +38,8 @@ export interface EgressService {
 }
 
 export function serveEgress(conn: PodmanConnection, audit: AuditSink, home: string): EgressService {
-  // A forwarder is started inside the call that made or woke its sandbox (an agent's create or exec),
-  // and its streams' events run in that call's audit context: without leaving it, every later
+  // A sandbox's socket is first served inside the call that made or woke it (an agent's create or exec),
+  // and its connections' events run in that call's audit context: without leaving it, every later
   // connection's entries would carry that agent as actor and be added to that one call's ledger seqs.
   const detached = <T>(body: () => T): T => (audit.detached ? audit.detached(body) : body());
   const warn = (what: string) => (err: Error) => process.stderr.write(`warden: the ledger did not record ${what}: ${err.message}\n`);
