@@ -28,7 +28,11 @@ import type { ApprovalDecision, ApprovalInfo } from '../../../shared/types/run.j
 const BLOB = randomBytes(3 * 1024 * 1024 + 17); // past every window: flow control is exercised both ways
 const BLOB_SHA = createHash('sha256').update(BLOB).digest('hex');
 
+/** Every request path the "internet" was asked for. */
+const seen: string[] = [];
+
 function serve(req: IncomingMessage, res: ServerResponse): void {
+  seen.push(req.url ?? '');
   if (req.url === '/blob') {
     res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': BLOB.length });
     res.end(BLOB);
@@ -277,6 +281,32 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
     ].join('\n');
     expect((await sh(`python3 - <<'EOF'\n${script}\nEOF`)).out).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*hello \/direct\n/);
     expect(entries<NetConnectPayload>('net.connect').length).toBe(before + 1);
+  });
+
+  it("passes a plain request's body only up to its length: a request smuggled behind it never reaches anyone", async () => {
+    const smuggle =
+      `POST http://allowed.test:${httpPort}/first HTTP/1.1\\r\\nHost: allowed.test:${httpPort}\\r\\nContent-Length: 5\\r\\n\\r\\nhello` +
+      `GET http://denied.test:${httpPort}/smuggled-${runtime} HTTP/1.1\\r\\nHost: denied.test:${httpPort}\\r\\n\\r\\n`;
+    const script = [
+      'import socket',
+      's = socket.create_connection(("127.0.0.1", 3128))',
+      `s.sendall(b"${smuggle}")`,
+      'data = b""',
+      'while True:',
+      '    c = s.recv(65536)',
+      '    if not c: break',
+      '    data += c',
+      'print(data.decode().split("\\r\\n\\r\\n", 1)[1], end="")',
+    ].join('\n');
+    expect((await sh(`python3 - <<'EOF'\n${script}\nEOF`)).out).toBe('hello /first\n');
+    expect(seen).toContain('/first');
+    expect(seen).not.toContain(`/smuggled-${runtime}`);
+    const chunked = await sh(
+      `printf x | curl -sS -w '%{http_code}' -H 'Transfer-Encoding: chunked' --data-binary @- http://allowed.test:${httpPort}/up`,
+    );
+    expect(chunked.out).toBe(
+      'warden egress: a chunked request body is not proxied as plain HTTP; send a Content-Length, or use HTTPS\n411',
+    );
   });
 
   it("names the run and call of the agent's command that made a connection", async () => {
