@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttp, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttps } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +19,8 @@ import type { RuntimeName, SandboxInfo } from '../../../shared/types/sandbox.js'
 import { closeTestWarden, openTestWarden, type TestWarden } from '../../test-support/podman-fixture.js';
 import { runscInstalled } from '../podman/oci-runtime.js';
 import { egressOf } from './egress-registry.js';
+import { egressDirOf } from './egress-dir.js';
+import type { LibpodInspect } from '../podman/sandbox-info.js';
 import { adoptEgress } from './serve-egress.js';
 import { egressThroughGateway } from '../gateway/egress-approval.js';
 import { Gateway } from '../gateway/gateway.js';
@@ -392,5 +394,13 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
     expect(w.ledger.verify().ok).toBe(true); // what `warden audit verify` checks
     // Only the connection the budget cut ended with an error.
     expect(closed.filter((c) => c.error !== null).map((c) => c.error)).toEqual([expect.stringMatching(/egressBytes budget/)]);
+  });
+
+  it('takes its socket directory with it when removed', async () => {
+    const raw = await w.t.engine.connection.libpod<LibpodInspect>('GET', `/containers/${sb.id}/json`, undefined, 'inspect');
+    const dir = egressDirOf(raw);
+    expect(dir && existsSync(`${dir}/proxy.sock`)).toBe(true);
+    await w.engine.podman.sandboxes.destroy(sb.id);
+    expect(existsSync(dir!)).toBe(false);
   });
 });
