@@ -1,13 +1,13 @@
-// Egress (issue 14): a download through an `egress` sandbox's forwarder and Warden's proxy against
-// the same download from a `nat` sandbox, interleaved in one run, from a server on this host; and
-// the set-up of a small request (connect to first byte) both ways. Targets: throughput ratio ≥ 0.8,
-// set-up overhead p50 ≤ 5 ms over the direct connection.
+// Egress (issue 14): a download through an `egress` sandbox's relay and Warden's proxy against the
+// same download from a `nat` sandbox, interleaved in one run, from a server on this host; and the
+// set-up of a small request (connect to first byte) both ways. Targets: throughput ratio ≥ 0.8,
+// set-up overhead p50 ≤ 5 ms over the direct connection. The server runs in a process of its own, as
+// a real destination does: in the bench's process it would share the proxy's event loop, a cost the
+// `nat` download never pays.
 //   npm run bench egress            (BENCH_EGRESS_MB, BENCH_EGRESS_RUNS, BENCH_EGRESS_SMALL to change sizes)
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Duplex } from 'node:stream';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EgressPolicySchema } from '../shared/types/policy.js';
 import { SandboxSpecSchema } from '../shared/types/sandbox.js';
@@ -20,23 +20,24 @@ const MB = Number(process.env.BENCH_EGRESS_MB ?? 100);
 const RUNS = Number(process.env.BENCH_EGRESS_RUNS ?? 5);
 const SMALL = Number(process.env.BENCH_EGRESS_SMALL ?? 60);
 
+const ORIGIN = `
 const chunk = Buffer.alloc(1024 * 1024, 7);
-const server = createServer((req, res) => {
-  if (req.url === '/blob') {
-    res.writeHead(200, { 'content-length': MB * chunk.length });
-    let left = MB;
-    const pump = () => {
-      while (left > 0) {
-        left--;
-        if (!res.write(chunk)) return void res.once('drain', pump);
-      }
-      res.end();
-    };
-    pump();
-  } else res.end('ok\n');
+const server = require('node:http').createServer((req, res) => {
+  if (req.url !== '/blob') return void res.end('ok\\n');
+  res.writeHead(200, { 'content-length': ${MB} * chunk.length });
+  let left = ${MB};
+  const pump = () => {
+    while (left > 0) {
+      left--;
+      if (!res.write(chunk)) return void res.once('drain', pump);
+    }
+    res.end();
+  };
+  pump();
 });
-await new Promise<void>((r) => server.listen(0, '0.0.0.0', r));
-const port = (server.address() as AddressInfo).port;
+server.listen(0, '0.0.0.0', () => console.log(server.address().port));`;
+const origin = spawn(process.execPath, ['-e', ORIGIN], { stdio: ['ignore', 'pipe', 'inherit'] });
+const port = await new Promise<number>((resolve) => origin.stdout.once('data', (d: Buffer) => resolve(Number(d.toString()))));
 
 const home = mkdtempSync(join(tmpdir(), 'warden-bench-egress-'));
 const podman = await PodmanEngine.open({ home });
@@ -59,27 +60,13 @@ async function curlTimes(id: string, url: string, fields: string): Promise<numbe
   return r.stdout.toString().trim().split(/\s+/).map(Number);
 }
 
-/** The ceiling under the egress path: the same bytes into a plain engine exec's stdin (what carries a download to the forwarder), MB/s. */
-async function execStdinSpeed(id: string): Promise<number> {
-  const exec = await podman.connection.docker
-    .getContainer(id)
-    .exec({ Cmd: ['sh', '-c', 'cat > /dev/null'], AttachStdin: true, AttachStdout: true, AttachStderr: true });
-  const channel = (await exec.start({ hijack: true, stdin: true })) as Duplex;
-  const ended = new Promise((resolve) => channel.once('end', resolve).once('close', resolve));
-  channel.resume();
-  const start = performance.now();
-  for (let left = MB; left > 0; left--) if (!channel.write(chunk)) await new Promise((resolve) => channel.once('drain', resolve));
-  channel.end();
-  await ended;
-  return MB / ((performance.now() - start) / 1000);
-}
-
+const loadStart = loadavg()[0]!;
 try {
   const egress = await create('egress');
   const nat = await create('nat');
   const direct = `http://host.containers.internal:${port}`;
   const proxied = `http://origin.test:${port}`;
-  const mbps = { egress: [] as number[], nat: [] as number[], exec: [] as number[] };
+  const mbps = { egress: [] as number[], nat: [] as number[] };
   const setup = { egress: [] as number[], nat: [] as number[] };
   await curlTimes(nat, `${direct}/small`, '%{time_total}'); // warm both paths once
   await curlTimes(egress, `${proxied}/small`, '%{time_total}');
@@ -91,35 +78,35 @@ try {
       const [speed] = await curlTimes(id, `${base}/blob`, '%{speed_download}');
       mbps[which].push(speed! / 1024 ** 2);
     }
-    mbps.exec.push(await execStdinSpeed(egress));
   }
   for (let i = 0; i < SMALL; i++) {
     // time_starttransfer: from the start until the first byte of the answer (connect, proxy, request).
     setup.egress.push((await curlTimes(egress, `${proxied}/small`, '%{time_starttransfer}'))[0]! * 1000);
     setup.nat.push((await curlTimes(nat, `${direct}/small`, '%{time_starttransfer}'))[0]! * 1000);
   }
-  const t = { egress: summarize(mbps.egress), nat: summarize(mbps.nat), exec: summarize(mbps.exec) };
+  const t = { egress: summarize(mbps.egress), nat: summarize(mbps.nat) };
   const s = { egress: summarize(setup.egress), nat: summarize(setup.nat) };
   const ratio = t.egress.p50 / t.nat.p50;
+  // Each egress download beside the nat download right after it: on a shared machine the load moves
+  // between runs, and a pair sees the same load.
+  const paired = summarize(mbps.egress.map((e, i) => e / mbps.nat[i]!));
   const overhead = s.egress.p50 - s.nat.p50;
   const f = (n: number) => n.toFixed(2);
+  const load = `load average ${loadStart.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end (${availableParallelism()} cores)`;
   const md = [
     '## Egress (issue 14)',
     '',
     machineLine(),
-    `A ${MB} MB download with curl from a server on this host, ${RUNS} runs each, interleaved: from an \`egress\` sandbox (forwarder + proxy, name pinned by \`resolve\`) and from a \`nat\` sandbox (directly to host.containers.internal). Set-up: a small request, curl's time to first byte, ${SMALL} runs each. Runtime: ${podman.info().defaultRuntime}.`,
+    `A ${MB} MB download with curl from a server on this host, ${RUNS} runs each, interleaved: from an \`egress\` sandbox (relay, Unix socket, proxy and pump; name pinned by \`resolve\`) and from a \`nat\` sandbox (directly to host.containers.internal). Set-up: a small request, curl's time to first byte, ${SMALL} runs each. Runtime: ${podman.info().defaultRuntime}. The origin server runs in its own process; ${load}.`,
     '',
     '| figure | egress p50 | egress p95 | nat p50 (baseline) | result | target |',
     '|---|---|---|---|---|---|',
-    `| download MB/s | ${f(t.egress.p50)} | ${f(t.egress.p95)} | ${f(t.nat.p50)} | ratio ${ratio.toFixed(3)} | ≥ 0.8 |`,
-    `| engine exec stdin MB/s (ceiling) | ${f(t.exec.p50)} | ${f(t.exec.p95)} | — | egress ${(t.egress.p50 / t.exec.p50).toFixed(3)} of it | — |`,
+    `| download MB/s | ${f(t.egress.p50)} | ${f(t.egress.p95)} | ${f(t.nat.p50)} | ratio ${ratio.toFixed(3)} (of the p50s); per pair p50 ${paired.p50.toFixed(3)}, lowest ${Math.min(...mbps.egress.map((e, i) => e / mbps.nat[i]!)).toFixed(3)} | ≥ 0.8 |`,
     `| set-up ms (first byte) | ${f(s.egress.p50)} | ${f(s.egress.p95)} | ${f(s.nat.p50)} | +${f(overhead)} ms | ≤ 5 ms |`,
-    ...(ratio < 0.8
+    ...(ratio < 0.8 || paired.p50 < 0.8
       ? [
           '',
-          'Throughput target missed, and out of reach on this path: every byte crosses the engine exec stream (an HTTP hijack into the Podman service, its attach socket to conmon, a pipe to the forwarder), ' +
-            'and the ceiling row is that stream alone, with nothing of Warden on it, already far below the baseline. A faster path needs bytes that do not go through the exec stream ' +
-            '(a 1 MiB window and 256 KiB frames did not move the figure, nor did one write per frame, batched credit and no copy of the payload on the host; the gap to the ceiling is the forwarder, proxy and destination sharing the same cores).',
+          "With the cores saturated (see the load above) the ratio falls toward the ratio of CPU spent per byte: the egress path does the network-stack work of two TCP connections (the origin to the pump on the host's loopback, the relay to curl on the sandbox's) and a Unix hop where nat does one; with a core to spare the stages overlap. Baseline before this carrier (frames over an engine exec's stdin/stdout, 2026-11-26): ratio 0.164, capped by the exec stream itself.",
         ]
       : []),
   ].join('\n');
@@ -129,6 +116,6 @@ try {
   for (const id of made) await podman.sandboxes.destroy(id).catch(() => undefined);
   warden.close();
   podman.close();
-  server.close();
+  origin.kill();
   rmSync(home, { recursive: true, force: true });
 }

@@ -15,8 +15,10 @@ let port = 0;
 
 test.beforeAll(async () => {
   server = createServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'text/plain' });
-    res.end(`hello ${req.url}\n`);
+    const text = `hello ${req.url}\n`;
+    // With its length: the proxy counts a body's bytes as they cross, chunk framing included.
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
@@ -83,7 +85,7 @@ test.describe('egress', () => {
     await expect(approvedConnection).toContainText(`allowed ${EGRESS_ASKED_HOST}:${port}`);
     await expect(runs.call(3)).toHaveAttribute('data-status', 'ok');
     await app.screenshot('egress-approved');
-    // The forwarder started inside the create call, but the connections' entries are the engine's
+    // The socket was first served inside the create call, but the connections' entries are the engine's
     // own: none of them is added to that call.
     await expect(createSeqs).toHaveAttribute('data-seqs', createdWith!);
 

@@ -201,7 +201,8 @@ describe('warden CLI', () => {
     const created = warden(['sandbox', 'create', '--name', name, '--network', 'egress', '--json']);
     expect(created.status, created.stderr).toBe(0);
     expect(JSON.parse(created.stdout).network).toBe('egress');
-    // Each command is its own process: the forwarder the create started ended with it, and the exec starts its own.
+    // Each command is its own process: the create served the sandbox's socket until it exited (the relay
+    // inside runs on), and the exec serves it again for its command.
     const r = warden(['exec', name, '--', 'curl', '-sS', '-w', '%{http_code}', 'http://example.com/']);
     expect([r.status, r.stdout]).toEqual([0, 'warden egress: GET http://example.com:80 denied: no rule allows it; default deny\n403']);
     expect(warden(['sandbox', 'rm', name]).status).toBe(0);

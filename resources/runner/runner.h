@@ -8,7 +8,7 @@
  * One file per concern: framing.c (the channel), main.c (the event loop), exec.c (commands and
  * their credit), spawn.c (a call's supervisor and command), tree.c (killing a process tree),
  * exit.c (the EXIT report), files.c (the file API), users.c (passwd and group), pty.c (terminals),
- * forward.c (the egress-forward mode).
+ * relay.c (the egress-relay mode).
  *
  * WIRE PROTOCOL (the TypeScript side is shared/contracts/runner.ts; keep the two identical)
  *
@@ -64,18 +64,11 @@
  * acknowledges in STDIN_CREDIT what left its buffer, so a command that does not read its stdin
  * holds the host's writer back instead of growing the runner's memory.
  *
- * EGRESS-FORWARD (`warden-runner egress-forward PORT`, forward.c; its own exec, its own channel)
- *
- * Listens on 127.0.0.1:PORT in the sandbox; each accepted connection is a stream, its id chosen by
- * the runner. READY, PING/PONG and FATAL as above; every stream starts with a window of 256 KiB
- * each way (EGRESS_STREAM_WINDOW).
- *   runner -> host  0x88 OPEN (empty) a connection was accepted · 0x81 STDOUT its bytes, within the
- *                   host's credit; empty = EOF from the sandbox · 0x89 NET_CREDIT u32: bytes written
- *                   into the sandbox, the host may send that many more · 0x84 DONE (empty): the
- *                   stream is gone in the sandbox; nothing more comes for its id
- *   host -> runner  0x02 STDIN bytes for the sandbox (within credit; empty = EOF from the far end) ·
- *                   0x04 CREDIT u32 · 0x03 KILL (empty): reset the stream; id 0: exit · 0x09 PING
- * Frames for an id the runner no longer knows are dropped: the host may not have seen DONE yet.
+ * EGRESS-RELAY (`warden-runner egress-relay PORT SOCKET`, relay.c) speaks no frames: it joins each
+ * connection to 127.0.0.1:PORT in the sandbox to a new connection on the Unix SOCKET (Warden's
+ * egress proxy), bytes as they are, and forks a daemon that outlives the exec that started it.
+ * EGRESS-PUMP (`warden-runner egress-pump OUT_LIMIT`, pump.c) runs on the host, not in a sandbox:
+ * the proxy hands it a decided connection's two sockets (fds 3 and 4) to splice; it reports bytes.
  */
 #ifndef WARDEN_RUNNER_H
 #define WARDEN_RUNNER_H
@@ -94,7 +87,7 @@ enum {
   F_READ = 0x05, F_WRITE = 0x06, F_LIST = 0x07, F_RESIZE = 0x08, F_PING = 0x09,
   F_READY = 0x80, F_STDOUT = 0x81, F_STDERR = 0x82, F_EXIT = 0x83,
   F_DONE = 0x84, F_FAIL = 0x85, F_FATAL = 0x86, F_PONG = 0x87,
-  F_OPEN = 0x88, F_NET_CREDIT = 0x89, F_STDIN_CREDIT = 0x8a,
+  F_STDIN_CREDIT = 0x8a,
 };
 
 /* framing.c: the channel. */
@@ -177,8 +170,10 @@ void kill_tree(pid_t root, const char *marker);
 void kill_orphaned_session(pid_t sid, const char *marker);
 int exec_count(void);
 
-/* forward.c: the egress-forward mode. */
-int forward_main(const char *port);
+/* relay.c: the egress-relay mode. */
+int relay_main(const char *port, const char *socket_path);
+/* pump.c: the egress-pump mode (run on the host by Warden's egress proxy). */
+int pump_main(const char *out_limit);
 
 /* files.c */
 void file_start(uint8_t op, uint32_t id, struct cursor *c);

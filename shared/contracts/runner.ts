@@ -64,9 +64,6 @@ export const RunnerFrame = {
   fatal: 0x86,
   /** (id 0, empty) the answer to a PING. */
   pong: 0x87,
-  /** Egress forwarder only (see EGRESS_PROXY_PORT below): a new connection; credit for the host's bytes. */
-  open: 0x88,
-  netCredit: 0x89,
   /**
    * u32 bytes | u8 closed: that much of an EXEC's stdin left the runner (written into the command's
    * stdin, or dropped because it is closed: then `closed` is 1); a host streaming stdin keeps at
@@ -103,23 +100,15 @@ export const RUNNER_EXEC_WINDOW = 1 << 20;
 export const RUNNER_STDIN_WINDOW = 256 * 1024;
 
 /**
- * `warden-runner egress-forward PORT`: a second runner process in an `egress` sandbox, on an engine
- * exec of its own (bulk downloads never share the call channel). It listens on 127.0.0.1:PORT in the
- * sandbox and carries each accepted connection as a stream over the same frames:
- *   runner → host  READY (as above) · OPEN (id, empty): a connection was accepted, the id is the
- *                  runner's · STDOUT (id): bytes from the sandbox, within the host's credit; empty =
- *                  the sandbox side sent EOF · NET_CREDIT (id) u32: the runner wrote that many bytes
- *                  into the sandbox, the host may send that many more · DONE (id): the stream is gone
- *                  in the sandbox (both ends closed, or reset) · FATAL · PONG
- *   host → runner  STDIN (id): bytes for the sandbox, within the runner's credit; empty = EOF from the
- *                  destination · CREDIT (id) u32 · KILL (id): reset the stream; id 0: exit · PING
- * Frames for an id the runner no longer knows are dropped (the host may not have seen DONE yet).
+ * `warden-runner egress-relay PORT SOCKET`: the way out of an `egress` sandbox (resources/runner/relay.c).
+ * No frames: it listens on 127.0.0.1:PORT in the sandbox and joins each connection to a new one on
+ * SOCKET, the Unix socket Warden's egress proxy listens on, in a host directory mounted read-only at
+ * EGRESS_MOUNT_PATH (egress/egress-dir.ts). Started by an exec that returns once it listens; it forks
+ * a daemon that outlives the Warden process that started it.
  */
-/** Where programs in an `egress` sandbox find the proxy (HTTP_PROXY): the forwarder's port in the sandbox's own loopback. */
+/** Where programs in an `egress` sandbox find the proxy (HTTP_PROXY): the relay's port in the sandbox's own loopback. */
 export const EGRESS_PROXY_PORT = 3128;
 
-/** Bytes either side may send on one stream before the other grants more (bounds both sides' buffers). */
-export const EGRESS_STREAM_WINDOW = 256 * 1024;
-
-/** Largest data frame on an egress stream. */
-export const EGRESS_MAX_CHUNK = 64 * 1024;
+/** Where an `egress` sandbox sees its host directory (read-only), and the one socket in it. */
+export const EGRESS_MOUNT_PATH = '/.warden/egress';
+export const EGRESS_SOCKET_NAME = 'proxy.sock';

@@ -158,6 +158,25 @@ describe('mounts from the host', () => {
     expect(unexpectedHostMounts(m, null)).toEqual(['/workspace (ext4 /home/me/proj)']);
   });
 
+  it('allows an egress sandbox its socket directory, read-only, and nothing else there', () => {
+    const ro = `${RUNC_MOUNTS}\n402 300 254:0 /root/.warden/egress/0123456789abcdef /.warden/egress ro,nosuid,nodev,noexec - ext4 /dev/vda rw`;
+    expect(unexpectedHostMounts(parseMountinfo(ro), null, true)).toEqual([]);
+    // Writable, or in a sandbox of another network mode, or anything below it: refused.
+    expect(unexpectedHostMounts(parseMountinfo(ro.replace('ro,nosuid', 'rw,nosuid')), null, true)).toEqual([
+      '/.warden/egress (ext4, writable)',
+    ]);
+    expect(unexpectedHostMounts(parseMountinfo(ro), null, false)).toEqual(['/.warden/egress (ext4 /root/.warden/egress/0123456789abcdef)']);
+    const below = `${ro}\n403 402 254:0 /etc /.warden/egress/etc ro - ext4 /dev/vda rw`;
+    expect(unexpectedHostMounts(parseMountinfo(below), null, true)).toEqual(['/.warden/egress/etc (ext4 /etc)']);
+    // gVisor shows it as a gofer (9p) mount with the same options.
+    const gvisor = '33 16 0:26 / /.warden/egress ro,noexec - 9p none ro,trans=fd,rfdno=6,wfdno=6,aname=/';
+    expect(unexpectedHostMounts(parseMountinfo(gvisor), null, true)).toEqual([]);
+    expect(byId(plainChecks(parseSections(RUNC.replace(RUNC_MOUNTS, ro)), expectRunc({ network: 'egress' })))['mounts']).toMatchObject({
+      ok: true,
+      promise: 'only the egress socket’s directory (read-only) is mounted from the host',
+    });
+  });
+
   it('reads escaped mount points', () => {
     expect(parseMountinfo('1 0 0:1 / /a\\040b rw - ext4 /dev/x rw')[0]!.mountPoint).toBe('/a b');
   });

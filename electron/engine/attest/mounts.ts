@@ -1,6 +1,8 @@
 // "Only the workspace is mounted from the host": judged from /proc/self/mountinfo. A mount is from
 // the host when its filesystem is not one the kernel (or gVisor) makes for the sandbox alone; those
-// allowed are Podman's own small files, its init, device nodes, the root image and the workspace.
+// allowed are Podman's own small files, its init, device nodes, the root image, the workspace, and
+// in an `egress` sandbox only, its proxy socket's directory, read-only.
+import { EGRESS_MOUNT_PATH } from '../../../shared/contracts/runner.js';
 
 /** Filesystems that hold nothing of the host's files. */
 const VIRTUAL_FS = new Set([
@@ -34,6 +36,8 @@ const CONTAINER_SHM = '/dev/shm';
 
 export interface MountEntry {
   mountPoint: string;
+  /** The mount's own options (rw or ro first). */
+  options: string;
   root: string;
   fsType: string;
   source: string;
@@ -48,7 +52,7 @@ export function parseMountinfo(text: string): MountEntry[] {
     const f = left.split(' ');
     const [fsType, source] = right.split(' ');
     if (f.length < 5 || !fsType) continue;
-    out.push({ root: unescape(f[3]!), mountPoint: unescape(f[4]!), fsType, source: source ?? '' });
+    out.push({ root: unescape(f[3]!), mountPoint: unescape(f[4]!), options: f[5] ?? '', fsType, source: source ?? '' });
   }
   return out;
 }
@@ -58,7 +62,7 @@ function unescape(s: string): string {
 }
 
 /** Host-backed mounts beyond what a sandbox is allowed; empty when the promise holds. */
-export function unexpectedHostMounts(entries: MountEntry[], workspace: string | null): string[] {
+export function unexpectedHostMounts(entries: MountEntry[], workspace: string | null, egress = false): string[] {
   const bad: string[] = [];
   for (const m of entries) {
     if (VIRTUAL_FS.has(m.fsType) || m.mountPoint === '/') continue;
@@ -67,6 +71,12 @@ export function unexpectedHostMounts(entries: MountEntry[], workspace: string | 
     if (m.fsType === 'devtmpfs' && (m.mountPoint === '/dev' || m.mountPoint.startsWith('/dev/') || m.mountPoint.startsWith('/proc/')))
       continue;
     if (workspace && (m.mountPoint === '/workspace' || m.mountPoint.startsWith('/workspace/'))) continue;
+    const readOnly = m.options.split(',').includes('ro');
+    if (egress && m.mountPoint === EGRESS_MOUNT_PATH && readOnly) continue;
+    if (m.mountPoint === EGRESS_MOUNT_PATH && egress) {
+      bad.push(`${m.mountPoint} (${m.fsType}, writable)`);
+      continue;
+    }
     bad.push(`${m.mountPoint} (${m.fsType}${m.root !== '/' ? ` ${m.root}` : ''})`);
   }
   return bad;

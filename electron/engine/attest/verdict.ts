@@ -171,17 +171,21 @@ function limitCheck(
   return { id, promise, ok, evidence: `${parts.join('; ')}; promised ${fmt(promised)}` };
 }
 
-function mountsCheck(mountinfo: string, workspace: string | null): AttestationCheck {
-  const promise = workspace ? `only the workspace (${workspace}) is mounted from the host` : 'nothing of the host’s files is mounted';
+function mountsCheck(mountinfo: string, workspace: string | null, network: NetworkMode): AttestationCheck {
+  const egress = network === 'egress';
+  const what = [...(workspace ? [`the workspace (${workspace})`] : []), ...(egress ? ['the egress socket’s directory (read-only)'] : [])];
+  const promise = what.length
+    ? `only ${what.join(' and ')} ${what.length > 1 ? 'are' : 'is'} mounted from the host`
+    : 'nothing of the host’s files is mounted';
   const entries = parseMountinfo(mountinfo);
   if (!entries.length) return fail('mounts', promise, 'mountinfo unreadable');
-  const bad = unexpectedHostMounts(entries, workspace);
+  const bad = unexpectedHostMounts(entries, workspace, egress);
   return bad.length
     ? fail('mounts', promise, clip(`host mounts beyond the promise: ${bad.join(', ')}`))
     : pass(
         'mounts',
         promise,
-        `${entries.length} mounts, none from the host beyond ${workspace ? '/workspace and ' : ''}Podman’s own files`,
+        `${entries.length} mounts, none from the host beyond ${workspace ? '/workspace and ' : ''}${egress ? '/.warden/egress (ro) and ' : ''}Podman’s own files`,
       );
 }
 
@@ -209,7 +213,7 @@ export function plainChecks(s: Map<string, string>, e: AttestExpectations): Atte
     readOnlyCheck(s.get('rootwrite'), e.readOnlyRoot),
     limitCheck('memory-limit', 'memory', s.get('memory'), e.host?.memory, e.memoryBytes, e, mib),
     limitCheck('pids-limit', 'processes', s.get('pids'), e.host?.pids, e.pids, e, String),
-    mountsCheck(s.get('mountinfo') ?? '', e.workspace),
+    mountsCheck(s.get('mountinfo') ?? '', e.workspace, e.network),
     reachCheck(s.get('reachable') ?? ''),
   ];
 }

@@ -11,6 +11,8 @@ import type { Target } from './destination.js';
 export interface EgressMeter {
   runId: string;
   callId: string;
+  /** The run has an egressBytes budget: its connections stay in Node, which cuts at the exact chunk (egress-carry.ts). */
+  bounded: boolean;
   /** Counts bytes against the run's budget; a reason once it is used up, else null. */
   take(bytes: number): string | null;
   /** The connection as its call's timeline shows it: when decided, and when it ends. */
@@ -98,7 +100,7 @@ export function refusal(what: string, decision: EgressDecision): { status: numbe
 }
 
 export function rawResponse(status: number, body: string): string {
-  const reason = status === 403 ? 'Forbidden' : status === 400 ? 'Bad Request' : 'Bad Gateway';
+  const reason = ({ 400: 'Bad Request', 403: 'Forbidden', 411: 'Length Required' } as Record<number, string>)[status] ?? 'Bad Gateway';
   return (
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
     `Connection: close\r\n\r\n${body}`

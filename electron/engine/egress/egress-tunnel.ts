@@ -7,6 +7,7 @@ import type { Duplex } from 'node:stream';
 import { ConnectionRecord, rawResponse, refusal, type EgressMeter, type EgressRecorder } from './connection-record.js';
 import { parseAuthority } from './destination.js';
 import { decideConnection, type ConnectionContext } from './egress-ask.js';
+import { carry } from './egress-carry.js';
 import { MAX_CLIENT_HELLO_BYTES, parseClientHello, UNRECOGNIZED_NAME_ALERT } from './tls-sni.js';
 
 /** How long a tunnel may wait for its ClientHello, and for the destination to answer its connect. */
@@ -16,6 +17,8 @@ export const CONNECT_WAIT_MS = 30_000;
 export interface TunnelContext extends ConnectionContext {
   record: EgressRecorder;
   meter: EgressMeter | null;
+  /** Host path of the runner binary, which carries large transfers (egress-carry.ts); null: Node carries all. */
+  pump: string | null;
 }
 
 export async function openTunnel(ctx: TunnelContext, authority: string, client: Duplex, head: Buffer): Promise<void> {
@@ -45,45 +48,41 @@ export async function openTunnel(ctx: TunnelContext, authority: string, client: 
   }
   conn.decided('connect', decision);
   const upstream: Socket = connect({ host: decision.address!, port: target.port });
-  let error: string | null = null;
   upstream.setTimeout(CONNECT_WAIT_MS, () =>
     upstream.destroy(new Error(`no answer from ${decision.address} in ${CONNECT_WAIT_MS / 1000} s`)),
   );
+  // Until the destination answers: either side going ends both.
+  const early = (err?: NodeJS.ErrnoException) => {
+    client.destroy();
+    conn.close(err ? `${err.code ?? 'error'}: ${err.message}` : 'the destination closed');
+  };
+  const clientGone = () => upstream.destroy();
+  upstream.once('error', early);
+  upstream.once('close', early);
+  client.once('close', clientGone);
+  if (client.destroyed) upstream.destroy();
   upstream.once('connect', () => {
+    upstream.off('error', early).off('close', early);
+    client.off('close', clientGone);
     upstream.setTimeout(0);
     upstream.write(hello.bytes);
-    const cut = () => {
-      error ??= conn.overBudget;
+    if (!conn.count('out', hello.bytes.length)) {
       upstream.destroy();
       client.destroy();
-    };
-    if (!conn.count('out', hello.bytes.length)) return cut();
-    client.on('data', (c: Buffer) => conn.count('out', c.length) || cut());
-    upstream.on('data', (c: Buffer) => conn.count('in', c.length) || cut());
-    client.pipe(upstream);
-    upstream.pipe(client);
+      return conn.close(conn.overBudget);
+    }
+    carry({
+      client,
+      upstream,
+      outLimit: null,
+      count: (way, bytes) => conn.count(way, bytes),
+      cutWhy: () => conn.overBudget,
+      clientGone: () => null,
+      pump: ctx.pump,
+      done: (error) => conn.close(error),
+    });
     client.resume();
   });
-  upstream.on('error', (err: NodeJS.ErrnoException) => {
-    error ??= `${err.code ?? 'error'}: ${err.message}`;
-    client.destroy();
-  });
-  client.on('error', (err: Error) => {
-    error ??= `sandbox side: ${err.message}`;
-    upstream.destroy();
-  });
-  const ended = () => {
-    if (client.destroyed && upstream.destroyed) conn.close(error);
-  };
-  client.once('close', () => {
-    upstream.destroy();
-    ended();
-  });
-  upstream.once('close', () => {
-    if (!client.writableEnded) client.end();
-    ended();
-  });
-  if (client.destroyed) upstream.destroy();
 }
 
 type Hello = { ok: true; serverName: string | null; bytes: Buffer } | { ok: false; why: string };

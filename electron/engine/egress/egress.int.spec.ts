@@ -1,13 +1,13 @@
 // Network mode `egress` against real Podman, per runtime (runc, and gVisor where installed): one
-// sandbox with no route anywhere, whose only way out is the forwarder on its loopback and Warden's
-// proxy. The "internet" is an HTTP and an HTTPS server this spec starts on the host's loopback,
+// sandbox with no route anywhere, whose only way out is the relay on its loopback, the Unix socket
+// in its read-only egress directory, and Warden's proxy behind it. The "internet" is an HTTP and an HTTPS server this spec starts on the host's loopback,
 // reached through `resolve` pins and a rule that names 127.0.0.1 with a cidr: allowed names come
 // back byte-exact through curl, everything else is refused fast with a reason, and every attempt
 // is in the ledger.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttp, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttps } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +19,8 @@ import type { RuntimeName, SandboxInfo } from '../../../shared/types/sandbox.js'
 import { closeTestWarden, openTestWarden, type TestWarden } from '../../test-support/podman-fixture.js';
 import { runscInstalled } from '../podman/oci-runtime.js';
 import { egressOf } from './egress-registry.js';
+import { egressDirOf } from './egress-dir.js';
+import type { LibpodInspect } from '../podman/sandbox-info.js';
 import { adoptEgress } from './serve-egress.js';
 import { egressThroughGateway } from '../gateway/egress-approval.js';
 import { Gateway } from '../gateway/gateway.js';
@@ -28,13 +30,18 @@ import type { ApprovalDecision, ApprovalInfo } from '../../../shared/types/run.j
 const BLOB = randomBytes(3 * 1024 * 1024 + 17); // past every window: flow control is exercised both ways
 const BLOB_SHA = createHash('sha256').update(BLOB).digest('hex');
 
+/** Every request path the "internet" was asked for. */
+const seen: string[] = [];
+
 function serve(req: IncomingMessage, res: ServerResponse): void {
+  seen.push(req.url ?? '');
   if (req.url === '/blob') {
     res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': BLOB.length });
     res.end(BLOB);
   } else {
-    res.writeHead(200, { 'content-type': 'text/plain' });
-    res.end(`hello ${req.url}\n`);
+    const text = `hello ${req.url}\n`;
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
   }
 }
 
@@ -228,8 +235,13 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
     }
   });
 
-  it('brings the forwarder back for the next command when the process that served it is gone', async () => {
+  it('answers a one-line 503 while no Warden process serves it, and the next command serves it again', async () => {
     await egressOf(w.t.engine.connection).forget(sb.id); // as when a one-shot CLI that started the sandbox exits
+    const plain = await sh(`curl -sS -w '%{http_code}' http://allowed.test:${httpPort}/gone`);
+    expect(plain.out).toMatch(/^warden egress: no Warden process is serving this sandbox's egress \(.+\); nothing leaves .*\n503$/);
+    expect((await sh(`curl -sSk -o /dev/null -w '%{http_connect}' https://allowed.test:${httpsPort}/`)).out).toBe('503');
+    // The agent's own process ends the relay: refused, never a way around the proxy.
+    await sh(`for p in /proc/[0-9]*; do grep -q egress-rela[y] $p/cmdline 2>/dev/null && kill -9 \${p#/proc/}; done; true`);
     expect((await sh(`curl -sS http://allowed.test:${httpPort}/gone 2>&1`)).out).toMatch(/Failed to connect to 127.0.0.1 port 3128/);
     const out: Buffer[] = [];
     const r = await w.engine.execStream(
@@ -238,6 +250,65 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
       { onStdout: (c) => void out.push(c) },
     );
     expect([r.exitCode, Buffer.concat(out).toString()]).toEqual([0, 'hello /back\n']);
+  });
+
+  it("keeps its socket directory out of the agent's hands, and knows the sandbox only by the socket", async () => {
+    const tries = [
+      'touch /.warden/egress/x',
+      'rm -f /.warden/egress/proxy.sock',
+      'mv /.warden/egress/proxy.sock /.warden/egress/moved',
+      'ln -s / /.warden/egress/root',
+      'mkdir /.warden/egress/d',
+      'mount -o remount,rw /.warden/egress',
+      'umount /.warden/egress',
+    ];
+    const r = await sh(`${tries.map((t) => `${t} 2>/dev/null && echo "${t}: done" || echo refused`).join('; ')}; ls -A /.warden/egress`);
+    expect(r.out).toBe(`${'refused\n'.repeat(tries.length)}proxy.sock\n`);
+    // The only host socket it can see is that one, and nothing below /.warden is another sandbox's.
+    expect((await sh('ls -A /.warden; find / -path /proc -prune -o -type s -print 2>/dev/null')).out).toBe(
+      'egress\nrunner\n/.warden/egress/proxy.sock\n',
+    );
+    // Straight to the socket, past the relay, claiming to be another sandbox: decided and recorded as this one.
+    const before = entries<NetConnectPayload>('net.connect').length;
+    const script = [
+      'import socket',
+      's = socket.socket(socket.AF_UNIX); s.connect("/.warden/egress/proxy.sock")',
+      `s.sendall(b"GET http://allowed.test:${httpPort}/direct HTTP/1.1\\r\\nHost: allowed.test:${httpPort}\\r\\nX-Warden-Sandbox: another\\r\\nConnection: close\\r\\n\\r\\n")`,
+      'data = b""',
+      'while True:',
+      '    c = s.recv(65536)',
+      '    if not c: break',
+      '    data += c',
+      'print(data.decode(), end="")',
+    ].join('\n');
+    expect((await sh(`python3 - <<'EOF'\n${script}\nEOF`)).out).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*hello \/direct\n/);
+    expect(entries<NetConnectPayload>('net.connect').length).toBe(before + 1);
+  });
+
+  it("passes a plain request's body only up to its length: a request smuggled behind it never reaches anyone", async () => {
+    const smuggle =
+      `POST http://allowed.test:${httpPort}/first HTTP/1.1\\r\\nHost: allowed.test:${httpPort}\\r\\nContent-Length: 5\\r\\n\\r\\nhello` +
+      `GET http://denied.test:${httpPort}/smuggled-${runtime} HTTP/1.1\\r\\nHost: denied.test:${httpPort}\\r\\n\\r\\n`;
+    const script = [
+      'import socket',
+      's = socket.create_connection(("127.0.0.1", 3128))',
+      `s.sendall(b"${smuggle}")`,
+      'data = b""',
+      'while True:',
+      '    c = s.recv(65536)',
+      '    if not c: break',
+      '    data += c',
+      'print(data.decode().split("\\r\\n\\r\\n", 1)[1], end="")',
+    ].join('\n');
+    expect((await sh(`python3 - <<'EOF'\n${script}\nEOF`)).out).toBe('hello /first\n');
+    expect(seen).toContain('/first');
+    expect(seen).not.toContain(`/smuggled-${runtime}`);
+    const chunked = await sh(
+      `printf x | curl -sS -w '%{http_code}' -H 'Transfer-Encoding: chunked' --data-binary @- http://allowed.test:${httpPort}/up`,
+    );
+    expect(chunked.out).toBe(
+      'warden egress: a chunked request body is not proxied as plain HTTP; send a Content-Length, or use HTTPS\n411',
+    );
   });
 
   it("names the run and call of the agent's command that made a connection", async () => {
@@ -262,7 +333,7 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
 
   it("cuts a run's connections at its egressBytes budget, and refuses the run new ones", async () => {
     const before = gateway.policy;
-    gateway.policy = { ...before, budgets: { ...before.budgets, egressBytes: 1024 * 1024 } };
+    gateway.policy = { ...before, budgets: { ...before.budgets, egressBytes: 2 * 1024 * 1024 } };
     const ctx = { agent: 'user', trusted: true, runKey: `budget-${runtime}` };
     const run = async (cmd: string) => {
       const out: Buffer[] = [];
@@ -274,7 +345,7 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
       expect(big.exitCode).not.toBe(0);
       expect(Number(big.out)).toBeLessThan(BLOB.length);
       const next = await run(`curl -sS -w '%{http_code}' http://allowed.test:${httpPort}/more`);
-      expect(next.out).toMatch(/denied: run \S+ used its egressBytes budget \(1048576 bytes\)\n403$/);
+      expect(next.out).toMatch(/denied: run \S+ used its egressBytes budget \(2097152 bytes\)\n403$/);
       const cutFor = new Set(
         entries<NetConnectPayload>('net.connect')
           .filter((c) => c.runId === big.runId)
@@ -323,5 +394,13 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
     expect(w.ledger.verify().ok).toBe(true); // what `warden audit verify` checks
     // Only the connection the budget cut ended with an error.
     expect(closed.filter((c) => c.error !== null).map((c) => c.error)).toEqual([expect.stringMatching(/egressBytes budget/)]);
+  });
+
+  it('takes its socket directory with it when removed', async () => {
+    const raw = await w.t.engine.connection.libpod<LibpodInspect>('GET', `/containers/${sb.id}/json`, undefined, 'inspect');
+    const dir = egressDirOf(raw);
+    expect(dir && existsSync(`${dir}/proxy.sock`)).toBe(true);
+    await w.engine.podman.sandboxes.destroy(sb.id);
+    expect(existsSync(dir!)).toBe(false);
   });
 });

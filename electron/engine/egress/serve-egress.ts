@@ -1,4 +1,4 @@
-// Puts an engine's egress proxy behind its connection's forwarders: every connection from an
+// Puts an engine's egress proxy behind its connection's egress sockets: every connection from an
 // `egress` sandbox is decided from the policy as it is at that moment and recorded in the ledger.
 // The policy (and who answers an `ask`) comes from the gateway where there is one (open-warden.ts,
 // so a reload applies at once); without one (the in-process CLI) the home's policy file is read per
@@ -8,6 +8,7 @@ import type { SandboxInfo } from '../../../shared/types/sandbox.js';
 import { appendDurably, type AuditSink } from '../audit-sink.js';
 import type { PodmanConnection } from '../podman/connection.js';
 import { loadPolicy } from '../gateway/policy-load.js';
+import { installRunner } from '../runner/runner-binary.js';
 import { EgressProxy } from './egress-proxy.js';
 import { egressOf } from './egress-registry.js';
 import type { EgressAsker } from './egress-ask.js';
@@ -37,8 +38,8 @@ export interface EgressService {
 }
 
 export function serveEgress(conn: PodmanConnection, audit: AuditSink, home: string): EgressService {
-  // A forwarder is started inside the call that made or woke its sandbox (an agent's create or exec),
-  // and its streams' events run in that call's audit context: without leaving it, every later
+  // A sandbox's socket is first served inside the call that made or woke it (an agent's create or exec),
+  // and its connections' events run in that call's audit context: without leaving it, every later
   // connection's entries would carry that agent as actor and be added to that one call's ledger seqs.
   const detached = <T>(body: () => T): T => (audit.detached ? audit.detached(body) : body());
   const warn = (what: string) => (err: Error) => process.stderr.write(`warden: the ledger did not record ${what}: ${err.message}\n`);
@@ -55,12 +56,14 @@ export function serveEgress(conn: PodmanConnection, audit: AuditSink, home: stri
       return ask ? detached(() => ask(question)) : Promise.resolve({ approved: false, why: 'nobody to ask in this process' });
     },
     meter: (sandboxId) => service.meter(sandboxId),
+    // The runner binary is a host program too: its egress-pump carries large transfers.
+    pump: installRunner(home),
     record: (sandboxId, kind, payload) => {
       detached(() => appendDurably(audit, [{ actor: 'system', sandboxId, kind, payload }])).catch(warn(kind));
     },
   });
   const registry = egressOf(conn);
-  registry.handler = (stream, sandboxId) => detached(() => proxy.handle(stream, sandboxId));
+  registry.handler = (socket, sandboxId) => detached(() => proxy.handle(socket, sandboxId));
   registry.on('lost', ({ sandboxId, ...payload }) => {
     detached(() => appendDurably(audit, [{ actor: 'system', sandboxId, kind: 'egress.lost', payload }])).catch(warn('egress.lost'));
   });

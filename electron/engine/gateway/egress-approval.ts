@@ -24,6 +24,7 @@ export function egressThroughGateway(egress: EgressService, gateway: Gateway, au
     return {
       runId: run.id,
       callId: call.id,
+      bounded: run.budgets.egressBytes !== undefined,
       show(connection) {
         const list = (call.connections ??= []);
         const at = list.findIndex((c) => c.connId === connection.connId);

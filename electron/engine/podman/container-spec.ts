@@ -8,7 +8,7 @@ import type { HostLimits } from './host-limits.js';
 import { USER_NAMESPACE } from './wall.js';
 import { formatOwner, type Owner } from './workspace-lease.js';
 import { hostPidsLimit, ociRuntimeArg } from './oci-runtime.js';
-import { EGRESS_PROXY_PORT, RUNNER_MOUNT_PATH } from '../../../shared/contracts/runner.js';
+import { EGRESS_MOUNT_PATH, EGRESS_PROXY_PORT, RUNNER_MOUNT_PATH } from '../../../shared/contracts/runner.js';
 
 export interface ResolvedSandbox {
   name: string;
@@ -41,6 +41,8 @@ export interface BuildContext {
   wall: { workspaceOwner: Owner | null } | null;
   /** Host path of Warden's runner binary (runner/runner-binary.ts), mounted read-only; null or absent: none. */
   runnerBinary?: string | null;
+  /** Host directory of an `egress` sandbox's proxy socket (egress/egress-dir.ts), mounted read-only at /.warden/egress. */
+  egressDir?: string | null;
 }
 
 const CPU_PERIOD_US = 100_000;
@@ -99,8 +101,8 @@ export function sandboxRlimits(host: HostLimits): Array<{ type: string; soft: nu
 }
 
 /**
- * An `egress` sandbox reaches the world only through the forwarder on its own loopback
- * (egress/forward-session.ts): programs that honour the usual proxy variables find it; the rest
+ * An `egress` sandbox reaches the world only through the relay on its own loopback
+ * (resources/runner/relay.c): programs that honour the usual proxy variables find it; the rest
  * have no network at all, since the sandbox has no route anywhere.
  */
 export function egressProxyEnv(): Record<string, string> {
@@ -124,6 +126,16 @@ export function buildSpecGenerator(spec: SandboxSpec, r: ResolvedSandbox, ctx: B
   if (ctx.runnerBinary) {
     // Read-only, so agent code beside the runner cannot replace it; started by this absolute path.
     mounts.push({ destination: RUNNER_MOUNT_PATH, source: ctx.runnerBinary, type: 'bind', options: ['bind', 'ro', 'nosuid', 'nodev'] });
+  }
+  if (r.network === 'egress' && ctx.egressDir) {
+    // Its egress socket's directory (egress/egress-dir.ts), read-only: nothing in it can be made,
+    // removed or replaced from inside; connecting to the socket needs no write to the mount.
+    mounts.push({
+      destination: EGRESS_MOUNT_PATH,
+      source: ctx.egressDir,
+      type: 'bind',
+      options: ['bind', 'ro', 'nosuid', 'nodev', 'noexec'],
+    });
   }
   if (r.readOnlyRoot) {
     mounts.push({
@@ -167,7 +179,7 @@ export function buildSpecGenerator(spec: SandboxSpec, r: ResolvedSandbox, ctx: B
       // The label keeps r.pids, the limit the guest is promised; gVisor needs more host processes.
       pids: { limit: hostPidsLimit(r.runtime, r.pids) },
     },
-    // `egress` is `none` to the engine: its only way out is an exec's stdio (the forwarder).
+    // `egress` is `none` to the engine: its only way out is the socket in its mounted directory.
     netns: { nsmode: r.network !== 'nat' ? 'none' : ctx.rootless ? 'slirp4netns' : 'bridge' },
   };
 }

@@ -43,6 +43,7 @@ export class PodmanEngine {
       owners: this.owners,
       deadlines: this.deadlines,
       homeId: homeId(options.home),
+      home: options.home,
       runnerBinary: installRunner(options.home),
     });
   }

@@ -27,7 +27,7 @@ export interface LibpodInspect {
   State: { Status: string; OOMKilled: boolean; ExitCode: number; StartedAt: string; Pid: number };
   Config: { Labels: Record<string, string> | null };
   GraphDriver?: { Name: string; Data?: { UpperDir?: string } };
-  Mounts?: Array<{ Destination?: string }>;
+  Mounts?: Array<{ Destination?: string; Source?: string }>;
   HostConfig: {
     Memory: number;
     NanoCpus: number;

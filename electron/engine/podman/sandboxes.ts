@@ -18,6 +18,7 @@ import type { OwnerRecords } from '../pool/owner-records.js';
 import type { DeadlineRecords } from './deadline-records.js';
 import { letCompanionsGo, startCompanions } from './sandbox-companions.js';
 import { hasRunnerMount, layerDirOf, workspaceLease } from './raw-inspect.js';
+import { egressDirOf, makeEgressDir, removeEgressDir } from '../egress/egress-dir.js';
 
 export interface SandboxesOptions {
   defaultImage: string;
@@ -25,6 +26,8 @@ export interface SandboxesOptions {
   seccompProfile: string | null;
   /** This Warden home's id: put on every sandbox made, and only sandboxes with it (or legacy ones) are seen. */
   homeId: string;
+  /** WARDEN_HOME: where an `egress` sandbox's socket directory is made (egress/egress-dir.ts). */
+  home: string;
   router: RuntimeRouter;
   disks: DiskLimits;
   /** Owners of claimed pool sandboxes; an unclaimed one is the pool's alone (hidden from list and resolve). */
@@ -37,10 +40,7 @@ export interface SandboxesOptions {
   now?: () => Date;
 }
 
-export interface SandboxRef {
-  id: string;
-  name: string;
-}
+export type SandboxRef = { id: string; name: string };
 
 const NO_SUBORDINATE_IDS = new WardenError(
   'E_ENGINE',
@@ -113,8 +113,9 @@ export class Sandboxes {
     };
     const resolved = resolveSandbox(spec, ctx);
     const creator = await this.options.router.connectionFor(runtime);
+    const egressDir = resolved.network === 'egress' ? makeEgressDir(this.options.home) : null;
     // No separate image check: the create call says so itself, and a round trip is saved.
-    const generator = buildSpecGenerator(spec, resolved, ctx);
+    const generator = buildSpecGenerator(spec, resolved, { ...ctx, egressDir });
     generator.labels = {
       ...Object.fromEntries((opts.blankLabels ?? []).map((key) => [key, ''])),
       ...(generator.labels as Record<string, string>),
@@ -125,6 +126,7 @@ export class Sandboxes {
       .libpod<{ Id: string }>('POST', '/containers/create', generator, `sandbox ${name}`)
       .catch((err: unknown) => {
         const message = (err as Error).message;
+        removeEgressDir(egressDir);
         if (/image not known|no such image/i.test(message)) throw this.imageMissing(image);
         if (/enough available IDs|no subuid ranges/i.test(message)) throw NO_SUBORDINATE_IDS;
         if (isNameConflict(err)) throw nameTaken(name); // Podman's message names the other container's id
@@ -150,6 +152,7 @@ export class Sandboxes {
     } catch (err) {
       await letCompanionsGo(this.conn, created.Id);
       await this.removeId(created.Id).catch(() => undefined);
+      removeEgressDir(egressDir);
       throw err;
     }
   }
@@ -285,6 +288,7 @@ export class Sandboxes {
     const lease = workspaceLease(raw);
     await letCompanionsGo(this.conn, raw.Id);
     await this.removeId(raw.Id, layerDirOf(raw));
+    removeEgressDir(egressDirOf(raw));
     this.options.owners.remove(raw.Id);
     this.options.deadlines.remove(raw.Id);
     if (lease) returnWorkspace(lease.dir, lease.uids, lease.gids, lease.owner);

@@ -35,8 +35,8 @@ export interface PoolLedger {
  */
 async function runnerReady(engine: WardenEngine, sandbox: SandboxInfo): Promise<void> {
   if (!engine.podman.sandboxes.withRunner) return;
-  // An `egress` sandbox's only way out is its forwarder: up before the sandbox is anyone's.
-  if (sandbox.network === 'egress' && !(await egressOf(engine.podman.connection).sessionFor(sandbox.id)))
+  // An `egress` sandbox's only way out is its socket and relay: up before the sandbox is anyone's.
+  if (sandbox.network === 'egress' && !(await egressOf(engine.podman.connection).serving(sandbox.id)))
     await egressOf(engine.podman.connection).startOrFail(sandbox.id);
   const runners = runnersOf(engine.podman.connection);
   if (await runners.channelFor(sandbox.id)) return;
