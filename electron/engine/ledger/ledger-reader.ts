@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { WardenError } from '../../../shared/errors.js';
 import type { LedgerMethodParams } from '../../../shared/contracts/methods.js';
+import type { LedgerProof } from '../../../shared/types/ledger-proof.js';
 import type { LedgerExportResult, LedgerEntriesPage, LedgerSummary, LedgerVerifyOutcome } from '../../../shared/types/ledger.js';
 import { exportBundleAsync } from './export.js';
 import { verifyBundle } from './bundle-verify.js';
@@ -139,5 +140,28 @@ export class LedgerReader {
       html: renderReportHtml(bundle, verifyBundle(bundle)),
       entries: bundle.entries.length,
     };
+  }
+
+  /**
+   * The entry, the newest signed checkpoint and the entry's audit path in that checkpoint's tree: all
+   * the page needs to check the entry is in the signed log without trusting this process.
+   */
+  async 'ledger.proof'(p: LedgerMethodParams<'ledger.proof'>): Promise<LedgerProof> {
+    const entry = this.ledger.entries({ fromSeq: p.seq, toSeq: p.seq, limit: 1 })[0];
+    if (!entry) throw new WardenError('E_NOT_FOUND', `no ledger entry #${p.seq}`, `the ledger has ${this.ledger.head().size} entries`);
+    const latest = this.ledger.checkpoints(1)[0];
+    const covered = latest !== undefined && p.seq <= latest.size;
+    return {
+      entry,
+      checkpoint: latest ? { note: latest.note, time: latest.time } : null,
+      inclusion: covered ? { treeSize: latest.size, path: this.ledger.inclusionProof(p.seq, latest.size).path } : null,
+      vkey: this.ledger.publicKey.vkey,
+    };
+  }
+
+  /** Signs a checkpoint now (refused, with the reason, if the entries it would cover do not verify). */
+  async 'ledger.checkpoint'(): Promise<{ size: number; time: string }> {
+    const cp = this.ledger.checkpoint('manual');
+    return { size: cp.size, time: cp.time };
   }
 }
