@@ -130,14 +130,15 @@ export class LedgerReader {
   async 'ledger.export'(p: LedgerMethodParams<'ledger.export'>): Promise<LedgerExportResult> {
     if (p.fromSeq !== undefined && p.toSeq !== undefined && p.fromSeq > p.toSeq)
       throw new WardenError('E_BAD_INPUT', `from ${p.fromSeq} is after to ${p.toSeq}`, 'give a range with from ≤ to');
-    const bundle = await exportBundleAsync(this.ledger, p);
+    const { samples, ...selection } = p;
+    const bundle = await exportBundleAsync(this.ledger, selection);
     const stamp = bundle.createdAt.replace(/[:.]/g, '-');
     const scope = p.sandboxId ? `-${p.sandboxId.slice(0, 24)}` : '';
     return {
       jsonName: `warden-audit${scope}-${stamp}.json`,
       htmlName: `warden-audit${scope}-${stamp}.html`,
       json: `${JSON.stringify(bundle, null, 1)}\n`,
-      html: renderReportHtml(bundle, verifyBundle(bundle)),
+      html: renderReportHtml(bundle, verifyBundle(bundle), { samples: samples ?? [] }),
       entries: bundle.entries.length,
     };
   }
