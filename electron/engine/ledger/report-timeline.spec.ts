@@ -1,6 +1,7 @@
 // The report's timeline: every entry of the bundle is an item on its lane, naming its seq and linking
 // to its row; samples become the resource charts; hostile text stays text. (The e2e spec parses the
 // same HTML in Chromium, offline.)
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReportBundle } from '../../../shared/types/ledger.js';
 import type { ReportSample } from '../../../shared/types/ledger-report.js';
@@ -9,6 +10,7 @@ import { exportBundle } from './export.js';
 import type { Ledger } from './ledger.js';
 import { laneOf, markOf } from './report-lanes.js';
 import { renderReportHtml } from './report-html.js';
+import { spread } from './report-timeline.js';
 import { tempLedger, type TempLedger } from '../../test-support/temp-ledger.js';
 
 let t: TempLedger;
@@ -105,5 +107,28 @@ describe('report timeline', () => {
     const html = renderReportHtml(one, verifyBundle(one));
     expect(html).toMatch(/<text class="t"[^>]*>\d\d:\d\d:\d\d<\/text>/);
     expect(html.match(/<a class="item"/g)).toHaveLength(1);
+  });
+});
+
+describe('spreading a burst of marks', () => {
+  it('keeps marks apart, in time order, inside the axis, and leaves marks that do not crowd where they are', () => {
+    fc.assert(
+      fc.property(fc.array(fc.double({ min: 0, max: 1000, noNaN: true }), { maxLength: 300 }), (raw) => {
+        const xs = [...raw].sort((a, b) => a - b);
+        const out = spread(xs, 12, 0, 1000);
+        expect(out).toHaveLength(xs.length);
+        const gap = xs.length > 1 ? Math.min(12, 1000 / (xs.length - 1)) : 12;
+        for (let i = 0; i < out.length; i++) {
+          expect(out[i]!).toBeGreaterThanOrEqual(-1e-6);
+          expect(out[i]!).toBeLessThanOrEqual(1000 + 1e-6);
+          if (i > 0) expect(out[i]! - out[i - 1]!).toBeGreaterThanOrEqual(gap - 1e-6);
+        }
+        // Marks that do not crowd each other stay at their own moment.
+        const apart =
+          xs.every((x, i) => i === 0 || x - xs[i - 1]! >= 12) && (xs.length === 0 || (xs[0]! >= 0 && xs[xs.length - 1]! <= 1000));
+        if (apart && xs.length * 12 <= 1000) expect(out).toEqual(xs);
+      }),
+      { numRuns: 300, seed: 42 },
+    );
   });
 });
