@@ -6,8 +6,8 @@ import { z } from 'zod';
 
 export const ReportSampleSchema = z
   .object({
-    /** When it was read, ms since the epoch. */
-    t: z.number().int().min(0),
+    /** When it was read, ms since the epoch (a downsampled history may give fractions). */
+    t: z.number().min(0),
     /** Percent of one core (200 = two cores busy). */
     cpuPct: z.number().min(0).max(1_000_000),
     memBytes: z.number().min(0),
@@ -16,7 +16,8 @@ export const ReportSampleSchema = z
     /** Bytes received and sent since the sandbox started (counters, as the engine reports them). */
     netRx: z.number().min(0),
     netTx: z.number().min(0),
-    pids: z.number().int().min(0),
+    /** Processes (an average over a downsampled slice may be fractional). */
+    pids: z.number().min(0),
   })
   .strict();
 export type ReportSample = z.infer<typeof ReportSampleSchema>;
