@@ -49,8 +49,11 @@ export class LedgerPage {
 
   /** Waits until the page has a verdict on entry seq's proof, and returns it (ok, pending, failed or error). */
   async proofStatus(seq: number): Promise<string> {
-    await expect(this.proof(seq)).toHaveAttribute('data-status', /^(ok|pending|failed|error)$/);
-    return (await this.proof(seq).getAttribute('data-status'))!;
+    let status = '';
+    await expect
+      .poll(async () => (status = (await this.proof(seq).getAttribute('data-status')) ?? ''), { timeout: 20_000 })
+      .toMatch(/^(ok|pending|failed|error)$/);
+    return status;
   }
 
   async entryCount(): Promise<number> {

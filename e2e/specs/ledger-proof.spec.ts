@@ -166,6 +166,12 @@ test.describe('inclusion proofs checked in the page', () => {
       await ledger.proof(newest).getByTestId('proof-sign').click();
     }
     await expect(ledger.proof(newest)).toHaveAttribute('data-status', 'ok');
+    const signed = Number((await ledger.proof(newest).getByTestId('proof-size').innerText()).replace(/\D/g, ''));
+    expect(signed).toBeGreaterThanOrEqual(newest);
+    // The header follows: its latest checkpoint is the one the proof was checked against (or newer).
+    await expect(app.page.getByTestId('ledger-checkpoint')).toContainText(/\d/);
+    const header = Number((await app.page.getByTestId('ledger-checkpoint').innerText()).split('entries')[0]!.replace(/\D/g, ''));
+    expect(header).toBeGreaterThanOrEqual(signed);
   });
 
   test('a lying server: wrong path, wrong root, forged signature, other key, changed entry — each fails, named', async ({

@@ -2,12 +2,14 @@
 // checkpoint, the audit path and the key; this page recomputes the leaf hash, walks the path to a root,
 // checks the checkpoint's Ed25519 signature and compares the roots (shared/ledger/entry-proof.ts with
 // WebCrypto). A server that lies gets a plain "failed" naming why, never a quiet pass.
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { toErrorInfo, type ErrorInfo } from '../../../../shared/errors.js';
 import { checkEntryProof } from '../../../../shared/ledger/entry-proof.js';
 import type { LedgerEntry } from '../../../../shared/types/ledger.js';
 import type { ProofVerdict } from '../../../../shared/types/ledger-proof.js';
 import { useServices } from '../../services.js';
+import { useStore } from '../../store/index.js';
+import { ledgerController } from '../../live/ledger-controller.js';
 import { formatCount, groupHex, shortHash } from './ledger-format.js';
 import { pinKey, pinnedKey, webProofCrypto } from './web-proof-crypto.js';
 
@@ -34,8 +36,14 @@ export function ProofPanel({ entry }: { entry: LedgerEntry }) {
   const [round, setRound] = useState(0);
   const [signing, setSigning] = useState<ErrorInfo | 'busy' | null>(null);
 
+  // Checked again when what is shown changes, not when the list hands over an equal copy of it.
+  const shownKey = useMemo(() => JSON.stringify(entry), [entry]);
+  const shown = useRef(entry);
+  shown.current = entry;
+
   useEffect(() => {
     let live = true;
+    const entry = shown.current;
     setState({ phase: 'checking' });
     const check = async () => {
       const proof = await client.call('ledger.proof', { seq: entry.seq });
@@ -52,7 +60,7 @@ export function ProofPanel({ entry }: { entry: LedgerEntry }) {
     return () => {
       live = false;
     };
-  }, [client, entry, round]);
+  }, [client, shownKey, round]);
 
   const sign = async () => {
     setSigning('busy');
@@ -60,6 +68,7 @@ export function ProofPanel({ entry }: { entry: LedgerEntry }) {
       await client.call('ledger.checkpoint', {});
       setSigning(null);
       setRound((r) => r + 1);
+      void ledgerController(client, useStore).refresh(); // the header shows the new latest checkpoint
     } catch (err) {
       setSigning(toErrorInfo(err));
     }
