@@ -42,6 +42,20 @@ export class LedgerPage {
     return this.page.locator(`[data-testid="ledger-details"][data-seq="${seq}"]`);
   }
 
+  /** The inclusion proof of an open entry, as the page checked it. */
+  proof(seq: number): Locator {
+    return this.details(seq).getByTestId('ledger-proof');
+  }
+
+  /** Waits until the page has a verdict on entry seq's proof, and returns it (ok, pending, failed or error). */
+  async proofStatus(seq: number): Promise<string> {
+    let status = '';
+    await expect
+      .poll(async () => (status = (await this.proof(seq).getAttribute('data-status')) ?? ''), { timeout: 20_000 })
+      .toMatch(/^(ok|pending|failed|error)$/);
+    return status;
+  }
+
   async entryCount(): Promise<number> {
     return Number((await this.size.innerText()).replace(/\D/g, ''));
   }

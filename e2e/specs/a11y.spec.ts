@@ -98,6 +98,7 @@ test('every view passes axe at 1280×800', async ({ app, serve, runId, browser }
   await ledger.open();
   await ledger.rows.first().click();
   await expect(page.getByTestId('ledger-details')).toBeVisible();
+  await expect(page.getByTestId('ledger-proof')).toHaveAttribute('data-status', /^(ok|pending|failed|error)$/);
   await expectAccessible(app, 'ledger');
 
   await page.getByRole('button', { name: 'Export report' }).click();

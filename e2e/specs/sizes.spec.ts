@@ -110,6 +110,7 @@ test('every view at 1024×640, 1280×800, 1920×1080 and 2560×1440', async ({ a
     await expect(ledger.rows.first()).toBeVisible();
     await ledger.rows.first().click();
     await expect(page.getByTestId('ledger-details')).toBeVisible();
+    await expect(page.getByTestId('ledger-proof')).toHaveAttribute('data-status', /^(ok|pending|failed|error)$/);
     await expectSound(app, 'ledger', size);
     await ledger.rows.first().click();
 

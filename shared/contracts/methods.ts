@@ -23,6 +23,7 @@ import {
   type LedgerSummary,
   type LedgerVerifyOutcome,
 } from '../types/ledger.js';
+import { LedgerProofRequestSchema, type LedgerProof } from '../types/ledger-proof.js';
 
 const RefRequest = z.object({ ref: SandboxRefSchema }).strict();
 const Empty = z.object({}).strict();
@@ -117,6 +118,10 @@ export const UiMethods = {
   /** Runs a full verification; `ledger.verify.progress` events carry its jobId meanwhile. */
   'ledger.verify': { target: 'ledger', params: LedgerVerifyRequestSchema, response: answer<LedgerVerifyOutcome>() },
   'ledger.export': { target: 'ledger', params: LedgerExportRequestSchema, response: answer<LedgerExportResult>() },
+  /** An entry with its audit path against the latest signed checkpoint, for the page to check itself. */
+  'ledger.proof': { target: 'ledger', params: LedgerProofRequestSchema, response: answer<LedgerProof>() },
+  /** Signs a checkpoint of the whole ledger now (what `warden audit checkpoint` does). */
+  'ledger.checkpoint': { target: 'ledger', params: Empty, response: answer<{ size: number; time: string }>() },
 } as const satisfies Record<string, { target: MethodTarget; params: z.ZodType; response: unknown }>;
 
 export type UiMethodName = keyof typeof UiMethods;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ReportSamplesSchema } from './ledger-report.js';
 
 // The audit ledger as every door and the UI see it. The engine keeps the store; these shapes are what
 // crosses a boundary (IPC, HTTP, CLI --json, report bundles), so they are zod schemas the UI can trust.
@@ -224,6 +225,8 @@ export const LedgerExportRequestSchema = z
     sandboxId: z.string().max(128).optional(),
     fromSeq: z.number().int().min(1).optional(),
     toSeq: z.number().int().min(1).optional(),
+    /** Resource samples of the sandbox or run, drawn on the HTML report's timeline (not part of the signed bundle). */
+    samples: ReportSamplesSchema.optional(),
   })
   .strict();
 

@@ -5,6 +5,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { WardenError } from '../../../shared/errors.js';
 import type { LedgerEntry, VerifyResult } from '../../../shared/types/ledger.js';
+import { ReportSamplesSchema } from '../../../shared/types/ledger-report.js';
+import { parseWith } from '../../../shared/contracts/parse.js';
 import type { Ledger } from '../../engine/ledger/index.js';
 import { defaultKeyDir, defaultLedgerFile } from '../../engine/ledger/paths.js';
 import { printJson, runCommand } from '../output.js';
@@ -96,6 +98,7 @@ interface ExportOpts {
   from?: string;
   to?: string;
   ledger?: string;
+  samples?: string;
 }
 
 const ledgerCode = () => import('../../engine/ledger/index.js');
@@ -164,6 +167,10 @@ export function registerAudit(program: Command): void {
     .option('--sandbox <id|name>', 'only entries of this sandbox (its id, an id prefix, or its name, also of one that is gone)')
     .option('--from <seq>', 'first entry')
     .option('--to <seq>', 'last entry')
+    .option(
+      '--samples <file>',
+      "resource samples for the HTML report's timeline: a JSON array of {t, cpuPct, memBytes, memLimit, netRx, netTx, pids}",
+    )
     .option('--json', 'print a summary as JSON')
     .option('--ledger <file>', 'the ledger database (default: WARDEN_HOME/ledger.db)')
     .action((opts: ExportOpts) =>
@@ -171,6 +178,12 @@ export function registerAudit(program: Command): void {
         const fromSeq = seqOption(opts.from, '--from');
         const toSeq = seqOption(opts.to, '--to');
         const { exportBundle, renderReportHtml, verifyBundle } = await ledgerCode();
+        if (opts.samples !== undefined && opts.html === undefined)
+          throw new WardenError('E_BAD_INPUT', '--samples needs --html: they are drawn on the report');
+        const samples =
+          opts.samples === undefined
+            ? []
+            : parseWith(ReportSamplesSchema, readJson(opts.samples, 'resource samples'), `--samples ${opts.samples}`);
         const ledger = await openLedger(opts);
         try {
           const bundle = exportBundle(ledger, {
@@ -179,7 +192,7 @@ export function registerAudit(program: Command): void {
             ...(toSeq !== undefined ? { toSeq } : {}),
           });
           writeFileSync(opts.out, `${JSON.stringify(bundle, null, 1)}\n`);
-          if (opts.html !== undefined) writeFileSync(opts.html, renderReportHtml(bundle, verifyBundle(bundle)));
+          if (opts.html !== undefined) writeFileSync(opts.html, renderReportHtml(bundle, verifyBundle(bundle), { samples }));
           const summary = {
             out: opts.out,
             html: opts.html ?? null,

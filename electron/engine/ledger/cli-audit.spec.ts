@@ -1,7 +1,7 @@
 // `warden audit …` end to end, in process: the commands as registered on a commander program.
 // (Lives beside the ledger because it tests the ledger's CLI contract: JSON shape and exit codes.)
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerAudit } from '../../cli/commands/audit.js';
@@ -69,6 +69,25 @@ describe('warden audit', () => {
     expect(missing.code).toBe(4);
     expect(missing.err).toMatch(/no ledger at/);
     expect(existsSync(join(t.dir, 'nope.db'))).toBe(false);
+  });
+
+  it('export --samples draws them on the report, and refuses samples that are not samples', async () => {
+    const samples = join(t.dir, 'samples.json');
+    const html = join(t.dir, 'with-samples.html');
+    const t0 = Date.now() - 60_000;
+    writeFileSync(
+      samples,
+      JSON.stringify([0, 1, 2].map((i) => ({ t: t0 + i * 1000, cpuPct: 5, memBytes: 1e6, memLimit: 0, netRx: i, netTx: i, pids: 2 }))),
+    );
+    const ok = await warden('audit', 'export', '--out', join(t.dir, 's.json'), '--html', html, '--samples', samples);
+    expect(ok.code, ok.err).toBe(0);
+    expect(readFileSync(html, 'utf8')).toContain('3 readings');
+    writeFileSync(samples, JSON.stringify([{ t: 'yesterday', cpuPct: 5 }]));
+    const bad = await warden('audit', 'export', '--out', join(t.dir, 's.json'), '--html', html, '--samples', samples);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/--samples .*samples\.json.*\bt\b/);
+    const noHtml = await warden('audit', 'export', '--out', join(t.dir, 's.json'), '--samples', samples);
+    expect(noHtml.err).toMatch(/--samples needs --html/);
   });
 
   it('checkpoint and log work against the default ledger', async () => {

@@ -178,6 +178,17 @@ describe('HTML report', () => {
             'ol',
             'li',
             'pre',
+            // The timeline's inline SVG (report-timeline.ts).
+            'span',
+            'svg',
+            'g',
+            'a',
+            'rect',
+            'circle',
+            'path',
+            'line',
+            'polyline',
+            'text',
           ].includes(tag),
       ),
     ).toEqual([]);

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { WardenError } from '../../../shared/errors.js';
 import type { LedgerMethodParams } from '../../../shared/contracts/methods.js';
+import type { LedgerProof } from '../../../shared/types/ledger-proof.js';
 import type { LedgerExportResult, LedgerEntriesPage, LedgerSummary, LedgerVerifyOutcome } from '../../../shared/types/ledger.js';
 import { exportBundleAsync } from './export.js';
 import { verifyBundle } from './bundle-verify.js';
@@ -129,15 +130,39 @@ export class LedgerReader {
   async 'ledger.export'(p: LedgerMethodParams<'ledger.export'>): Promise<LedgerExportResult> {
     if (p.fromSeq !== undefined && p.toSeq !== undefined && p.fromSeq > p.toSeq)
       throw new WardenError('E_BAD_INPUT', `from ${p.fromSeq} is after to ${p.toSeq}`, 'give a range with from ≤ to');
-    const bundle = await exportBundleAsync(this.ledger, p);
+    const { samples, ...selection } = p;
+    const bundle = await exportBundleAsync(this.ledger, selection);
     const stamp = bundle.createdAt.replace(/[:.]/g, '-');
     const scope = p.sandboxId ? `-${p.sandboxId.slice(0, 24)}` : '';
     return {
       jsonName: `warden-audit${scope}-${stamp}.json`,
       htmlName: `warden-audit${scope}-${stamp}.html`,
       json: `${JSON.stringify(bundle, null, 1)}\n`,
-      html: renderReportHtml(bundle, verifyBundle(bundle)),
+      html: renderReportHtml(bundle, verifyBundle(bundle), { samples: samples ?? [] }),
       entries: bundle.entries.length,
     };
+  }
+
+  /**
+   * The entry, the newest signed checkpoint and the entry's audit path in that checkpoint's tree: all
+   * the page needs to check the entry is in the signed log without trusting this process.
+   */
+  async 'ledger.proof'(p: LedgerMethodParams<'ledger.proof'>): Promise<LedgerProof> {
+    const entry = this.ledger.entries({ fromSeq: p.seq, toSeq: p.seq, limit: 1 })[0];
+    if (!entry) throw new WardenError('E_NOT_FOUND', `no ledger entry #${p.seq}`, `the ledger has ${this.ledger.head().size} entries`);
+    const latest = this.ledger.checkpoints(1)[0];
+    const covered = latest !== undefined && p.seq <= latest.size;
+    return {
+      entry,
+      checkpoint: latest ? { note: latest.note, time: latest.time } : null,
+      inclusion: covered ? { treeSize: latest.size, path: this.ledger.inclusionProof(p.seq, latest.size).path } : null,
+      vkey: this.ledger.publicKey.vkey,
+    };
+  }
+
+  /** Signs a checkpoint now (refused, with the reason, if the entries it would cover do not verify). */
+  async 'ledger.checkpoint'(): Promise<{ size: number; time: string }> {
+    const cp = this.ledger.checkpoint('manual');
+    return { size: cp.size, time: cp.time };
   }
 }

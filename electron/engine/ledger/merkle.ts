@@ -1,6 +1,15 @@
 // RFC 6962 / RFC 9162 Merkle tree hashing: proof generation over any subtree-hash source, and proof
 // verification written for hostile input (every size, index and path element is checked).
 import { createHash } from 'node:crypto';
+import {
+  bytesEqual,
+  consistencyRootsSync,
+  consistencyWalk,
+  inclusionRootSync,
+  inclusionSides,
+  MAX_PATH,
+  type Bytes,
+} from '../../../shared/ledger/rfc6962.js';
 
 export type Hash = Buffer;
 
@@ -13,7 +22,7 @@ export function leafHash(data: Uint8Array): Hash {
   return createHash('sha256').update(LEAF).update(data).digest();
 }
 
-export function nodeHash(left: Hash, right: Hash): Hash {
+export function nodeHash(left: Bytes, right: Bytes): Hash {
   return createHash('sha256').update(NODE).update(left).update(right).digest();
 }
 
@@ -128,74 +137,23 @@ export function consistencyPath(m: number, n: number, sub: SubtreeHash): Hash[] 
   return outerFirst.reverse();
 }
 
-const odd = (x: number) => x % 2 === 1;
-const half = (x: number) => Math.floor(x / 2);
-
-/** RFC 9162 §2.1.3.2. Returns false for anything malformed rather than throwing: the input is a peer's. */
+/** RFC 9162 §2.1.3.2 (the walk is shared/ledger/rfc6962.ts, the page's too). False for anything malformed: the input is a peer's. */
 export function verifyInclusion(leaf: Hash, index: number, size: number, path: readonly Hash[], root: Hash): boolean {
   if (!isHash(leaf) || !isHash(root) || !isSize(index) || !isSize(size) || !Array.isArray(path)) return false;
-  if (index >= size || path.length > 64 || !path.every(isHash)) return false;
-  let fn = index;
-  let sn = size - 1;
-  let r = leaf;
-  for (const p of path) {
-    if (sn === 0) return false;
-    if (odd(fn) || fn === sn) {
-      r = nodeHash(p, r);
-      if (!odd(fn)) {
-        while (!odd(fn) && fn !== 0) {
-          fn = half(fn);
-          sn = half(sn);
-        }
-      }
-    } else {
-      r = nodeHash(r, p);
-    }
-    fn = half(fn);
-    sn = half(sn);
-  }
-  return sn === 0 && r.equals(root);
+  if (path.length > MAX_PATH || !path.every(isHash)) return false;
+  const sides = inclusionSides(index, size, path.length);
+  if (typeof sides === 'string') return false;
+  return bytesEqual(inclusionRootSync(leaf, path, sides, nodeHash), root);
 }
 
 /** RFC 9162 §2.1.4.2, with the trivial cases (equal sizes, empty first tree) made explicit. */
 export function verifyConsistency(size1: number, size2: number, root1: Hash, root2: Hash, path: readonly Hash[]): boolean {
   if (!isSize(size1) || !isSize(size2) || !isHash(root1) || !isHash(root2) || !Array.isArray(path)) return false;
-  if (size1 > size2 || path.length > 128 || !path.every(isHash)) return false;
-  if (size1 === size2) return path.length === 0 && root1.equals(root2);
-  if (size1 === 0) return path.length === 0;
-  if (path.length === 0) return false;
-  // When the old tree is a complete subtree its root is the first node of the walk, not sent in the proof.
-  const nodes = isPowerOfTwo(size1) ? [root1, ...path] : [...path];
-  let fn = size1 - 1;
-  let sn = size2 - 1;
-  while (odd(fn)) {
-    fn = half(fn);
-    sn = half(sn);
-  }
-  let fr = nodes[0]!;
-  let sr = nodes[0]!;
-  for (const c of nodes.slice(1)) {
-    if (sn === 0) return false;
-    if (odd(fn) || fn === sn) {
-      fr = nodeHash(c, fr);
-      sr = nodeHash(c, sr);
-      if (!odd(fn)) {
-        while (!odd(fn) && fn !== 0) {
-          fn = half(fn);
-          sn = half(sn);
-        }
-      }
-    } else {
-      sr = nodeHash(sr, c);
-    }
-    fn = half(fn);
-    sn = half(sn);
-  }
-  return sn === 0 && fr.equals(root1) && sr.equals(root2);
-}
-
-function isPowerOfTwo(n: number): boolean {
-  if (n < 1) return false;
-  while (n % 2 === 0) n /= 2;
-  return n === 1;
+  if (path.length > 2 * MAX_PATH || !path.every(isHash)) return false;
+  const walk = consistencyWalk(size1, size2, path.length);
+  if (typeof walk === 'string') return false;
+  if (walk.kind === 'same') return root1.equals(root2);
+  if (walk.kind === 'empty') return true;
+  const [fr, sr] = consistencyRootsSync(walk, root1, path, nodeHash);
+  return bytesEqual(fr, root1) && bytesEqual(sr, root2);
 }

@@ -2,6 +2,13 @@
 // Everything in it that came from a sandbox or an agent is untrusted text: it goes through esc()
 // and is never interpreted as markup; bidi and control characters are shown, not obeyed.
 import type { LedgerEntry, ReportBundle, VerifyResult } from '../../../shared/types/ledger.js';
+import type { ReportSample } from '../../../shared/types/ledger-report.js';
+import { renderTimeline } from './report-timeline.js';
+
+export interface ReportOptions {
+  /** Resource samples of the exported sandbox or run (the control panel's history), drawn on the timeline. */
+  samples?: ReportSample[];
+}
 
 const PREVIEW_CHARS = 400;
 
@@ -34,7 +41,7 @@ function table(entries: LedgerEntry[]): string {
   const rows = entries
     .map(
       (e) =>
-        `<tr><td class="n">${e.seq}</td><td>${esc(e.time)}</td><td>${esc(e.actor)}</td><td>${esc(e.kind)}</td>` +
+        `<tr id="e-${e.seq}"><td class="n">${e.seq}</td><td>${esc(e.time)}</td><td>${esc(e.actor)}</td><td>${esc(e.kind)}</td>` +
         `<td><code>${esc(preview(e.payload))}</code></td><td><code title="${esc(e.hash)}">${esc(e.hash.slice(0, 12))}…</code></td></tr>`,
     )
     .join('\n');
@@ -51,7 +58,7 @@ function counts(values: string[]): string {
 }
 
 /** `offline` is the result of verifying this very bundle (what an auditor would see). */
-export function renderReportHtml(b: ReportBundle, offline: VerifyResult): string {
+export function renderReportHtml(b: ReportBundle, offline: VerifyResult, opts: ReportOptions = {}): string {
   const bySandbox = new Map<string, LedgerEntry[]>();
   for (const e of b.entries) {
     const key = e.sandboxId ?? '(no sandbox)';
@@ -80,6 +87,18 @@ td.n{text-align:right}
 code,pre{font:12px ui-monospace,monospace;white-space:pre-wrap;word-break:break-all}
 .ok{color:#065f2c;font-weight:600}.bad{color:#a40000;font-weight:600}
 dt{font-weight:600}dd{margin:0 0 .4rem 1rem}
+tr:target{background:#fff3c4;outline:2px solid #d4a72c}
+.muted{color:#555}
+.tl{display:block;border:1px solid #ccc;background:#fff;margin:.5rem 0 1.5rem}
+.tl .bg{fill:#f6f7f9;pointer-events:none}.tl .l{fill:none;stroke-width:1.3;pointer-events:none}
+.tl .cpu{stroke:#1f6feb}.tl .mem{stroke:#8250df}.tl .limit{stroke:#8250df;stroke-dasharray:5 3}
+.tl .rx{stroke:#1a7f37}.tl .tx{stroke:#9a6700;stroke-dasharray:5 3}.tl .pids{stroke:#57606a}
+.tl .lane{stroke:#d0d7de}.tl .when{stroke:#57606a}.tl .leader{stroke:#8c959f;stroke-width:.8}.tl .tick{stroke:#eaeef2}
+.tl text{font:11px system-ui,sans-serif;fill:#24292f;pointer-events:none}.tl .max{fill:#57606a;font-size:10px}.tl .t{fill:#57606a}
+.tl .band{fill:transparent}.tl .band:hover{fill:rgba(31,111,235,.08)}
+.m{stroke:#fff;stroke-width:1}.m.ok{fill:#1a7f37}.m.deny{fill:#cf222e}.m.ask{fill:#bf8700}.m.fail{fill:#e16f24}
+.tl a.item:hover .m,.tl a.item:focus .m{stroke:#000;stroke-width:2}
+.legend .key{white-space:nowrap;margin-right:1rem}.legend svg{vertical-align:-2px;margin-right:.3rem}
 </style>
 </head>
 <body>
@@ -99,7 +118,8 @@ ${verdict(b.verification)}
 <dt>Checkpoint</dt><dd>${b.checkpoint.size} entries, Merkle root <code>${esc(b.checkpoint.root)}</code></dd>
 <dt>Signing key</dt><dd><code>${esc(b.publicKey.vkey)}</code></dd>
 </dl>
-<h2>Timeline by sandbox</h2>
+${renderTimeline(b.entries, opts.samples ?? [], esc)}
+<h2>Entries by sandbox</h2>
 ${timelines || '<p>No entries selected.</p>'}
 <h2>How to check this report</h2>
 <ol>

@@ -21,8 +21,12 @@ export interface LedgerController {
   loadNewer(): Promise<void>;
   /** Leaves a window and follows the head again. */
   backToNewest(): Promise<void>;
-  /** Loads the page holding `seq` (filters cleared, since it may not match them), opens and highlights it. */
-  showEntry(seq: number): Promise<void>;
+  /** Loads the page holding `seq` (filters cleared, since it may not match them), opens and highlights it (as bad unless it came from a link). */
+  showEntry(seq: number, kind?: 'bad' | 'link'): Promise<void>;
+  /** A deep link (#ledger?seq=N): shows the entry now, or once the link is open. */
+  jumpTo(seq: number): void;
+  /** The link (re)opened: a waiting deep link, else the first page. */
+  linkOpened(): Promise<void>;
   verify(): Promise<void>;
   exportReport(scope: LedgerExportScope): Promise<void>;
   dismissExport(): void;
@@ -130,12 +134,12 @@ function createController(client: WardenClient, store: Store): LedgerController 
     }
   };
 
-  const showEntry = async (seq: number) => {
+  const showEntry = async (seq: number, kind: 'bad' | 'link' = 'bad') => {
     const mine = ++generation;
     const s = state();
     loadedWith = JSON.stringify({});
     s.setLedgerFilters(NO_LEDGER_FILTERS);
-    s.setLedgerFocus(seq);
+    s.setLedgerFocus(seq, kind);
     s.openLedgerEntry(seq);
     s.setLedgerLoading('first');
     try {
@@ -152,6 +156,18 @@ function createController(client: WardenClient, store: Store): LedgerController 
     } finally {
       if (mine === generation) state().setLedgerLoading('idle');
     }
+  };
+
+  /** A deep link that arrived before the link was open. */
+  let waiting: number | null = null;
+  const jumpTo = (seq: number) => {
+    if (state().link === 'open') void showEntry(seq, 'link');
+    else waiting = seq;
+  };
+  const linkOpened = () => {
+    const seq = waiting;
+    waiting = null;
+    return seq !== null ? showEntry(seq, 'link') : reload();
   };
 
   const verify = async () => {
@@ -214,6 +230,8 @@ function createController(client: WardenClient, store: Store): LedgerController 
     loadNewer,
     backToNewest: reload,
     showEntry,
+    jumpTo,
+    linkOpened,
     verify,
     exportReport,
     dismissExport,

@@ -2,12 +2,13 @@
 // this does not wait for the engine), pushed appends applied to the list, and a re-read of the
 // summary and the newest entries every few seconds while the view is shown (the CLI and other
 // processes append too, and their entries are not pushed). The view's actions are in
-// ledger-controller.ts.
+// ledger-controller.ts. Deep links (#ledger?seq=N) are followed here too.
 import type { LedgerEntry } from '../../../shared/types/ledger.js';
 import type { WardenClient } from '../api/client.js';
 import type { Store } from '../store/index.js';
 import { ledgerEntryMatches, ledgerRequest } from '../store/ledger-slice.js';
 import { ledgerController } from './ledger-controller.js';
+import { parseLedgerLink } from '../features/ledger/ledger-link.js';
 
 /** How often the summary and the newest entries are re-read while the view is shown. */
 const REFRESH_MS = 5000;
@@ -55,7 +56,7 @@ export function startLedgerSync(client: WardenClient, store: Store): { snapshot(
 
   const offs = [
     client.onLink((link) => {
-      if (link === 'open') void ctl.reload();
+      if (link === 'open') void ctl.linkOpened();
     }),
     client.on('ledger.appended', (entry) => {
       pending.push(entry);
@@ -71,6 +72,18 @@ export function startLedgerSync(client: WardenClient, store: Store): { snapshot(
       }, FILTER_DEBOUNCE_MS);
     }),
   ];
+  // Deep links (#ledger?seq=N, from the timelines or pasted): open the entry, then take the address
+  // back to plain so the same link followed again is a new hashchange.
+  const follow = () => {
+    const seq = parseLedgerLink(location.hash);
+    if (seq === null) return;
+    history.replaceState(null, '', location.pathname + location.search);
+    state().navigate({ name: 'ledger' });
+    ctl.jumpTo(seq);
+  };
+  follow();
+  window.addEventListener('hashchange', follow);
+  offs.push(() => window.removeEventListener('hashchange', follow));
   const timer = window.setInterval(() => {
     const s = state();
     if (s.link === 'open' && s.view.name === 'ledger' && s.ledgerLoading === 'idle' && document.visibilityState !== 'hidden')

@@ -56,6 +56,8 @@ export interface LedgerSlice {
   ledgerOpen: number | null;
   /** The entry to highlight and scroll to (the first bad entry of a failed verification). */
   ledgerFocus: number | null;
+  /** Why it is highlighted: the first bad entry of a verification, or the target of a link (#ledger?seq=N). */
+  ledgerFocusKind: 'bad' | 'link';
   ledgerVerify: LedgerVerifyState;
   ledgerExport: LedgerExportState;
 
@@ -70,7 +72,7 @@ export interface LedgerSlice {
   prependLedger(entries: LedgerEntry[], windowTop: number | null): void;
   setLedgerLoading(loading: LedgerSlice['ledgerLoading']): void;
   openLedgerEntry(seq: number | null): void;
-  setLedgerFocus(seq: number | null): void;
+  setLedgerFocus(seq: number | null, kind?: 'bad' | 'link'): void;
   setLedgerVerify(state: LedgerVerifyState): void;
   setLedgerExport(state: LedgerExportState): void;
 }
@@ -89,6 +91,7 @@ export const createLedgerSlice: StateCreator<AppState, [], [], LedgerSlice> = (s
   ledgerLoaded: false,
   ledgerOpen: null,
   ledgerFocus: null,
+  ledgerFocusKind: 'bad',
   ledgerVerify: { phase: 'idle' },
   ledgerExport: { phase: 'idle' },
 
@@ -117,7 +120,7 @@ export const createLedgerSlice: StateCreator<AppState, [], [], LedgerSlice> = (s
     }),
   setLedgerLoading: (loading) => set({ ledgerLoading: loading }),
   openLedgerEntry: (seq) => set({ ledgerOpen: seq }),
-  setLedgerFocus: (seq) => set({ ledgerFocus: seq }),
+  setLedgerFocus: (seq, kind = 'bad') => set({ ledgerFocus: seq, ledgerFocusKind: kind }),
   setLedgerVerify: (state) => set({ ledgerVerify: state }),
   setLedgerExport: (state) => set({ ledgerExport: state }),
 });

@@ -6,6 +6,7 @@ import { useStore } from '../../store/index.js';
 import { hasLedgerFilters } from '../../store/ledger-slice.js';
 import type { LedgerController } from '../../live/ledger-controller.js';
 import { useRovingRows } from '../../lib/roving-rows.js';
+import { ProofPanel } from './ProofPanel.js';
 import { formatCount, formatTime, payloadJson, shortHash, summarizePayload } from './ledger-format.js';
 
 function runOf(e: LedgerEntry): string | null {
@@ -35,6 +36,7 @@ function Details({ entry, bad }: { entry: LedgerEntry; bad: boolean }) {
           <dt>Prev hash</dt>
           <dd className="mono">{entry.prevHash}</dd>
         </dl>
+        <ProofPanel entry={entry} />
         {/* A long payload scrolls: a tab stop, so the keyboard can scroll it too. */}
         <pre className="ledger-payload" data-testid="ledger-payload" tabIndex={0} aria-label="Payload">
           {payloadJson(entry.payload)}
@@ -59,7 +61,7 @@ function Details({ entry, bad }: { entry: LedgerEntry; bad: boolean }) {
   );
 }
 
-const Row = memo(function Row({ entry, open, bad }: { entry: LedgerEntry; open: boolean; bad: boolean }) {
+const Row = memo(function Row({ entry, open, bad, linked }: { entry: LedgerEntry; open: boolean; bad: boolean; linked: boolean }) {
   const toggle = useStore((s) => s.openLedgerEntry);
   const sandboxName = useStore((s) => (entry.sandboxId ? s.sandboxes[entry.sandboxId]?.name : undefined));
   const summary = summarizePayload(entry.payload);
@@ -67,11 +69,12 @@ const Row = memo(function Row({ entry, open, bad }: { entry: LedgerEntry; open: 
   return (
     <>
       <tr
-        className={`row ledger-row${open ? ' open' : ''}${bad ? ' bad' : ''}`}
+        className={`row ledger-row${open ? ' open' : ''}${bad ? ' bad' : ''}${linked ? ' linked' : ''}`}
         data-testid="ledger-row"
         data-seq={entry.seq}
         data-kind={entry.kind}
         data-bad={bad ? 'true' : undefined}
+        data-linked={linked ? 'true' : undefined}
         onClick={click}
         onKeyDown={(e) => {
           if (e.key === 'Enter' || e.key === ' ') {
@@ -110,6 +113,7 @@ export function EntriesTable({ ctl }: { ctl: LedgerController }) {
   const entries = useStore((s) => s.ledgerEntries);
   const open = useStore((s) => s.ledgerOpen);
   const focus = useStore((s) => s.ledgerFocus);
+  const focusKind = useStore((s) => s.ledgerFocusKind);
   const nextBefore = useStore((s) => s.ledgerNextBefore);
   const windowTop = useStore((s) => s.ledgerWindowTop);
   const loading = useStore((s) => s.ledgerLoading);
@@ -174,7 +178,13 @@ export function EntriesTable({ ctl }: { ctl: LedgerController }) {
         </thead>
         <tbody ref={roving.ref} onKeyDown={roving.onKeyDown}>
           {entries.map((e) => (
-            <Row key={e.seq} entry={e} open={open === e.seq} bad={focus === e.seq} />
+            <Row
+              key={e.seq}
+              entry={e}
+              open={open === e.seq}
+              bad={focus === e.seq && focusKind === 'bad'}
+              linked={focus === e.seq && focusKind === 'link'}
+            />
           ))}
         </tbody>
       </table>
