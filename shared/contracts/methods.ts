@@ -21,6 +21,7 @@ import {
   type LedgerSummary,
   type LedgerVerifyOutcome,
 } from '../types/ledger.js';
+import { StatsHistoryRequestSchema, TimelineEntriesRequestSchema, type StatsHistory, type TimelineEntriesPage } from '../types/timeline.js';
 
 const RefRequest = z.object({ ref: SandboxRefSchema }).strict();
 const Empty = z.object({}).strict();
@@ -95,6 +96,11 @@ export const UiMethods = {
   /** Runs a full verification; `ledger.verify.progress` events carry its jobId meanwhile. */
   'ledger.verify': { target: 'ledger', params: LedgerVerifyRequestSchema, response: answer<LedgerVerifyOutcome>() },
   'ledger.export': { target: 'ledger', params: LedgerExportRequestSchema, response: answer<LedgerExportResult>() },
+
+  /** A sandbox's resource history in a time range (kept by the door for its whole life, downsampled). */
+  'stats.history': { target: 'session', params: StatsHistoryRequestSchema, response: answer<StatsHistory>() },
+  /** A sandbox's ledger entries in a time window, compact, oldest first (the timeline's engine, network and snapshot items). */
+  'timeline.entries': { target: 'ledger', params: TimelineEntriesRequestSchema, response: answer<TimelineEntriesPage>() },
 } as const satisfies Record<string, { target: MethodTarget; params: z.ZodType; response: unknown }>;
 
 export type UiMethodName = keyof typeof UiMethods;
