@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempLedger, type TempLedger } from '../../test-support/temp-ledger.js';
 import type { Ledger } from './ledger.js';
 import { LedgerReader } from './ledger-reader.js';
-import { describeEntry } from './timeline-entries.js';
+import { describeEntry } from '../../../shared/types/timeline-label.js';
 
 const A = 'a'.repeat(64);
 const B = 'b'.repeat(64);
