@@ -1,6 +1,6 @@
 // One sandbox: its resources live and a shell in it first (the terminal starts on screen at every
 // window size, right under a graph strip that folds away), then its runs, what it is, its attestation
-// (under the terminal, or beside it on a wide screen).
+// (under the terminal, or beside it on a wide screen), and its whole life on one timeline.
 import { useState } from 'react';
 import type { SandboxInfo } from '../../../../shared/types/sandbox.js';
 import { formatByteSize } from '../../../../shared/types/units.js';
@@ -14,6 +14,7 @@ import { TerminalView } from '../terminal/TerminalView.js';
 import { SandboxRuns } from '../runs/SandboxRuns.js';
 import { SandboxNetwork } from '../runs/SandboxNetwork.js';
 import { AttestationPanel } from './AttestationPanel.js';
+import { SandboxTimeline } from '../timeline/RunTimeline.js';
 
 function Facts({ sandbox }: { sandbox: SandboxInfo }) {
   const l = sandbox.limits;
@@ -105,6 +106,7 @@ export function SandboxDetail({ id }: { id: string }) {
           <AttestationPanel sandboxId={sandbox.id} running={running} />
         </div>
       </div>
+      <SandboxTimeline sandbox={sandbox} />
     </section>
   );
 }
