@@ -91,7 +91,11 @@ export function RunDetail({ runId }: { runId: string }) {
         ))}
       </div>
       {tab === 'changes' ? <RunChanges runId={run.id} /> : null}
-      {tab === 'timeline' ? <RunTimeline run={run} /> : null}
+      {tab === 'timeline' ? (
+        <div className="timeline-scroll">
+          <RunTimeline run={run} />
+        </div>
+      ) : null}
       <div
         hidden={tab !== 'calls'}
         className="timeline-scroll"
