@@ -13,9 +13,13 @@ import { GUTTER, RIGHT_PAD, TimelineCharts } from './timeline-charts.js';
 import { appendAll, appendPoint, emptyData, type HistoryData } from './timeline-data.js';
 import { finerHistory, loadWindow } from './timeline-loader.js';
 import { callItems, entryItems, indexLanes, inTimeOrder, itemAt, type Lane, type LaneIndex, type TimelineItem } from './timeline-model.js';
-import { clockText, costAt, fillTip, runningAt } from './timeline-tip.js';
+import { clockText, costAt, hideMoment, runningAt, showMoment } from './timeline-tip.js';
 
 export const CHART_HEIGHT = 64;
+
+function setData(el: HTMLElement, values: Record<string, string>): void {
+  for (const [k, v] of Object.entries(values)) if (el.dataset[k] !== v) el.dataset[k] = v;
+}
 const MIN_SPAN = 2000;
 
 export interface TimelineElements {
@@ -262,26 +266,21 @@ export class TimelineController {
       this.dataDirty = false;
     } else this.charts.setRange(this.min, this.max);
     drawLanes(el.canvas, { lanes: this.lanes, min: this.min, max: this.max, selected: this.selected });
-    el.rangeLabel.textContent = `${clockText(this.min)} – ${clockText(this.max)}`;
+    // Text and attributes only when they change: each write costs the frame style work.
+    const label = `${clockText(this.min)} – ${clockText(this.max)}`;
+    if (el.rangeLabel.textContent !== label) el.rangeLabel.textContent = label;
     const sel = this.selected;
-    el.body.dataset.selectedSeq = sel?.seq != null ? String(sel.seq) : '';
-    el.body.dataset.selectedX = sel ? this.xOfTime(sel.start).toFixed(1) : '';
-    el.body.dataset.min = String(Math.round(this.min));
-    el.body.dataset.max = String(Math.round(this.max));
+    setData(el.body, {
+      selectedSeq: sel?.seq != null ? String(sel.seq) : '',
+      selectedX: sel ? this.xOfTime(sel.start).toFixed(1) : '',
+      min: String(Math.round(this.min)),
+      max: String(Math.round(this.max)),
+    });
     const h = this.hover ?? (sel ? { x: this.xOfTime(sel.start), y: null } : null);
-    if (!h || h.x < GUTTER) {
-      el.cursor.hidden = true;
-      el.tip.hidden = true;
-      return;
-    }
+    if (!h || h.x < GUTTER) return hideMoment(el.cursor, el.tip);
     const t = this.timeAtX(h.x);
     const hit = this.hover ? this.hitAt(h.x, h.y) : sel;
-    el.cursor.hidden = false;
-    el.cursor.style.transform = `translateX(${h.x}px)`;
-    fillTip(el.tip, { time: t, cost: costAt(this.data, t), running: runningAt(this.lanes.calls, t), hit });
-    el.tip.hidden = false;
-    const w = el.tip.offsetWidth;
-    el.tip.style.transform = `translateX(${h.x + 14 + w > this.width() ? Math.max(0, h.x - 14 - w) : h.x + 14}px)`;
+    showMoment(el.cursor, el.tip, h.x, this.width(), { time: t, cost: costAt(this.data, t), running: runningAt(this.lanes.calls, t), hit });
   }
 
   dispose(): void {

@@ -26,7 +26,12 @@ export function bindTimelineInput(c: TimelineController, el: TimelineElements): 
     if (drag) {
       const dx = e.clientX - drag.x;
       if (Math.abs(dx) > CLICK_SLOP) drag.moved = true;
-      if (drag.moved) c.panPixels(dx, drag);
+      if (drag.moved) {
+        // While dragging, the axis moves under the pointer: no hover line or tooltip to redo each frame.
+        c.panPixels(dx, drag);
+        c.setHover(null);
+        return;
+      }
     }
     c.setHover({ x: p.x, y: p.laneY });
   };

@@ -70,3 +70,17 @@ export function fillTip(el: HTMLElement, c: TipContent): void {
   }
   if (c.running.more) line(el, `and ${c.running.more} more`, 'tl-tip-detail');
 }
+
+/** The hover line at x and the tooltip beside it: right of the pointer in the left half, left of it in the right half (no measuring, no forced layout). */
+export function showMoment(cursor: HTMLElement, tip: HTMLElement, x: number, width: number, c: TipContent): void {
+  cursor.hidden = false;
+  cursor.style.transform = `translateX(${x}px)`;
+  fillTip(tip, c);
+  tip.hidden = false;
+  tip.style.transform = x < width / 2 ? `translateX(${x + 14}px)` : `translateX(calc(${x - 14}px - 100%))`;
+}
+
+export function hideMoment(cursor: HTMLElement, tip: HTMLElement): void {
+  cursor.hidden = true;
+  tip.hidden = true;
+}
