@@ -5,7 +5,7 @@
 // Baselines measured in the same run: opening the same run's Calls tab (300 call rows), and the
 // frame cadence and work of the same page standing still.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Page } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../e2e/fixtures/chromium.js';
@@ -21,6 +21,10 @@ const CALLS = Number(process.env.BENCH_TIMELINE_CALLS ?? 2000);
 const SECONDS = Number(process.env.BENCH_TIMELINE_SECONDS ?? 3600);
 const OPENS = Number(process.env.BENCH_TIMELINE_OPENS ?? 7);
 const PAN_MS = 5000;
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(', ');
 const fmt = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '–');
 const stats = (xs: number[]) => ({ ...summarize(xs), max: xs.reduce((m, x) => Math.max(m, x), 0) });
 
@@ -73,8 +77,53 @@ async function frames(page: Page, ms: number, during: () => Promise<void>): Prom
   return { deltas: d, work: workPerFrame(events).perFrame };
 }
 
+type Box = { x: number; y: number; width: number; height: number };
+
+async function drag(page: Page, body: Box, ms: number): Promise<void> {
+  const y = body.y + body.height * 0.3;
+  const x0 = body.x + body.width * 0.3;
+  await page.mouse.move(x0, y);
+  await page.mouse.down();
+  const stop = Date.now() + ms;
+  let x = x0;
+  let dir = 8;
+  while (Date.now() < stop) {
+    x += dir;
+    if (x > body.x + body.width * 0.8 || x < body.x + body.width * 0.2) dir = -dir;
+    await page.mouse.move(x, y);
+  }
+  await page.mouse.up();
+}
+
+/** BENCH_TIMELINE_PROFILE=1: where the page's time goes while panning (self time by function), printed only. */
+async function profilePan(page: Page, body: Box): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.start');
+  await drag(page, body, 3000);
+  const { profile } = (await cdp.send('Profiler.stop')) as unknown as {
+    profile: {
+      nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
+      samples: number[];
+      timeDeltas: number[];
+    };
+  };
+  const self = new Map<number, number>();
+  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const byName = new Map<string, number>();
+  for (const n of profile.nodes) {
+    const key = `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.split('/').pop()}:${n.callFrame.lineNumber}`;
+    byName.set(key, (byName.get(key) ?? 0) + (self.get(n.id) ?? 0));
+  }
+  const total = [...byName.values()].reduce((a, b) => a + b, 0);
+  for (const [k, us] of [...byName.entries()].sort((a, b) => b[1] - a[1]).slice(0, 20))
+    console.log(`${fmt(us / 1000)} ms ${fmt((100 * us) / total)}% ${k}`);
+  await cdp.detach();
+}
+
 async function main(): Promise<void> {
   if (process.env.BENCH_UI_SKIP_BUILD !== '1') buildApp();
+  const loadStart = load();
   const dir = mkdtempSync(join(tmpdir(), 'warden-bench-timeline-'));
   const home = join(dir, 'home');
   const seeded = Date.now();
@@ -114,21 +163,8 @@ async function main(): Promise<void> {
     const body = (await page.getByTestId('tl-body').boundingBox())!;
     const still = await frames(page, 2000, async () => undefined);
     // Pan: the pointer drags the whole hour back and forth, 8 px a step, as fast as input is taken.
-    const panned = await frames(page, PAN_MS, async () => {
-      const y = body.y + body.height * 0.3;
-      const x0 = body.x + body.width * 0.3;
-      await page.mouse.move(x0, y);
-      await page.mouse.down();
-      const stop = Date.now() + PAN_MS - 300;
-      let x = x0;
-      let dir = 8;
-      while (Date.now() < stop) {
-        x += dir;
-        if (x > body.x + body.width * 0.8 || x < body.x + body.width * 0.2) dir = -dir;
-        await page.mouse.move(x, y);
-      }
-      await page.mouse.up();
-    });
+    const panned = await frames(page, PAN_MS, () => drag(page, body, PAN_MS - 300));
+    if (process.env.BENCH_TIMELINE_PROFILE === '1') await profilePan(page, body);
     // Zoom: the wheel in and out around the pointer.
     const zoomed = await frames(page, 3000, async () => {
       await page.mouse.move(body.x + body.width * 0.5, body.y + body.height * 0.3);
@@ -148,7 +184,7 @@ async function main(): Promise<void> {
     const met = (ok: boolean) => (ok ? 'met' : '**not met**');
     const text = `## Timeline (issue 17): a run of ${CALLS.toLocaleString('en')} tool calls and ${SECONDS / 3600} h of 1 Hz samples
 
-${machineLine()} \`warden serve\` on a Podman service of its own; Debian Chromium headless through Playwright, 1280×800.
+${machineLine()} Load average at the start: ${loadStart}; at the end: ${load()} (2 cores, shared with other work). \`warden serve\` on a Podman service of its own; Debian Chromium headless through Playwright, 1280×800.
 
 Method: \`bench/timeline.bench.ts\` writes a WARDEN_HOME (${fmt(seedMs / 1000)} s) through the stores the server reads: a finished run of ${CALLS} exec calls evenly over the last ${SECONDS / 60} minutes (runs.db), their ${2 * CALLS} \`exec.*\` entries and ${Math.ceil(CALLS / 20)} \`net.connect\` entries in the ledger, and ${seed.samples} samples at 1 Hz for the run's sandbox (stats.db); then starts \`warden serve\` on it and signs in. *Open* is from the click on the run's Timeline tab to the timeline loaded (\`run.get\` is already in the page; \`stats.history\` and \`timeline.entries\` answered, items built) and two frames painted, measured in the page (\`performance.now()\`); the baseline is the same run's Calls tab made again (300 call rows) the same way. Pan and zoom are real input (Playwright's mouse: a drag back and forth across the whole hour; the wheel in and out), measured as rAF deltas and the renderer main thread's work per 16.7 ms interval (Chromium trace, as the 50-sandbox figures); the baseline is the same page standing still. The timeline showed ${items} items and ${points} resource points.
 
