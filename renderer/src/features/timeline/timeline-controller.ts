@@ -165,6 +165,13 @@ export class TimelineController {
     this.status();
   }
 
+  /** The view was moved by hand: it stops following new samples (the Live button says so). */
+  private unfollow(): void {
+    if (!this.follow) return;
+    this.follow = false;
+    this.status();
+  }
+
   setRange(min: number, max: number): void {
     const span = Math.max(MIN_SPAN, max - min);
     this.min = min;
@@ -179,20 +186,19 @@ export class TimelineController {
     const frac = atX === undefined ? 0.5 : Math.min(1, Math.max(0, (atX - GUTTER) / this.plotWidth()));
     const at = this.min + span * frac;
     const next = Math.max(MIN_SPAN, span * factor);
-    if (factor < 1) this.follow = false;
+    if (factor < 1) this.unfollow();
     this.setRange(at - next * frac, at - next * frac + next);
   }
 
   /** Pans by a share of the visible span (negative: back in time). */
   panBy(share: number): void {
-    this.follow = false;
+    this.unfollow();
     const d = (this.max - this.min) * share;
     this.setRange(this.min + d, this.max + d);
-    this.status();
   }
 
   panPixels(dx: number, from: { min: number; max: number }): void {
-    this.follow = false;
+    this.unfollow();
     const d = (-dx / this.plotWidth()) * (from.max - from.min);
     this.setRange(from.min + d, from.max + d);
   }
@@ -224,7 +230,7 @@ export class TimelineController {
     this.selected = item;
     if (item && (item.start < this.min || item.start > this.max)) {
       const span = this.max - this.min;
-      this.follow = false;
+      this.unfollow();
       this.setRange(item.start - span / 2, item.start + span / 2);
     }
     this.el.announce.textContent = item ? `${item.label}. ${item.detail.join('. ')}` : '';
