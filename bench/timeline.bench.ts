@@ -158,7 +158,7 @@ async function main(): Promise<void> {
     }
     const status = page.getByTestId('tl-status');
     const items = Number(await status.getAttribute('data-items'));
-    const points = Number(await status.getAttribute('data-points'));
+    const points = Number(await page.getByTestId('tl-points').getAttribute('data-points'));
 
     const body = (await page.getByTestId('tl-body').boundingBox())!;
     const still = await frames(page, 2000, async () => undefined);

@@ -23,7 +23,7 @@ async function openRunTimeline(page: Page, runs: RunsPage, agent: string): Promi
   return tl;
 }
 
-const points = async (tl: Locator) => Number(await tl.getByTestId('tl-status').getAttribute('data-points'));
+const points = async (tl: Locator) => Number((await tl.getByTestId('tl-points').getAttribute('data-points')) ?? 0);
 
 test('a run’s timeline: calls aligned with resources, linked to the ledger, kept across a reload', async ({ app, serve, runId }) => {
   const page = app.page;
@@ -85,7 +85,7 @@ test('a run’s timeline: calls aligned with resources, linked to the ledger, ke
   const before = await points(tl);
   await page.reload();
   tl = await openRunTimeline(page, runs, agent.name);
-  expect(await points(tl)).toBeGreaterThanOrEqual(before);
+  await expect.poll(() => points(tl)).toBeGreaterThanOrEqual(before);
   await expect(tl.getByTestId('tl-status')).toHaveAttribute('data-items', /^([4-9]|\d\d+)$/);
 
   // Zoom and pan with the toolbar and the keys; the window moves.
@@ -109,7 +109,7 @@ test('a run’s timeline: calls aligned with resources, linked to the ledger, ke
   await life.scrollIntoViewIfNeeded();
   await expect(life.getByTestId('tl-status')).toHaveAttribute('data-loading', 'false');
   await expect(life.getByTestId('tl-status')).toHaveAttribute('data-items', /^([4-9]|\d\d+)$/);
-  expect(await points(life)).toBeGreaterThanOrEqual(before);
+  await expect.poll(() => points(life)).toBeGreaterThanOrEqual(before);
   const lifeLanes = (await life.getByTestId('tl-lanes').boundingBox())!;
   await page.mouse.move(lifeLanes.x + lifeLanes.width * 0.6, lifeLanes.y + 11);
   await app.screenshot('timeline/sandbox-1280x800');

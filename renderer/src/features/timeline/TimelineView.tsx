@@ -38,10 +38,11 @@ export function TimelineView({ sandboxId, from, to, selectCalls, wholeLabel, tes
     tip: useRef<HTMLDivElement>(null),
     announce: useRef<HTMLDivElement>(null),
     rangeLabel: useRef<HTMLSpanElement>(null),
+    points: useRef<HTMLSpanElement>(null),
   };
   const holders = useRef<Array<HTMLDivElement | null>>([]);
   const ctl = useRef<TimelineController | null>(null);
-  const [status, setStatus] = useState({ loading: true, error: null as string | null, items: 0, points: 0, follow: to === null });
+  const [status, setStatus] = useState({ loading: true, error: null as string | null, items: 0, follow: to === null });
   const select = useRef(selectCalls);
   select.current = selectCalls;
 
@@ -54,6 +55,7 @@ export function TimelineView({ sandboxId, from, to, selectCalls, wholeLabel, tes
       tip: refs.tip.current!,
       announce: refs.announce.current!,
       rangeLabel: refs.rangeLabel.current!,
+      pointsLabel: refs.points.current!,
     };
     const options: TimelineOptions = {
       client,
@@ -93,7 +95,7 @@ export function TimelineView({ sandboxId, from, to, selectCalls, wholeLabel, tes
     ? `could not load: ${status.error}`
     : status.loading
       ? 'loading…'
-      : `${status.items} ${status.items === 1 ? 'item' : 'items'} · ${status.points} resource points`;
+      : `${status.items} ${status.items === 1 ? 'item' : 'items'}`;
   return (
     <section className="tl" data-testid={testId} aria-label="Timeline">
       <div className="tl-toolbar">
@@ -126,15 +128,11 @@ export function TimelineView({ sandboxId, from, to, selectCalls, wholeLabel, tes
         ) : null}
         <span ref={refs.rangeLabel} className="mono muted small tl-range" data-testid="tl-range" />
         <span className="grow" />
-        <span
-          className="muted small"
-          data-testid="tl-status"
-          data-loading={status.loading ? 'true' : 'false'}
-          data-items={status.items}
-          data-points={status.points}
-        >
+        <span className="muted small" data-testid="tl-status" data-loading={status.loading ? 'true' : 'false'} data-items={status.items}>
           {say}
         </span>
+        {/* Written by the controller as samples come (no React render per sample). */}
+        <span ref={refs.points} className="muted small" data-testid="tl-points" />
       </div>
       <div
         ref={refs.body}

@@ -30,6 +30,8 @@ export interface TimelineElements {
   tip: HTMLElement;
   announce: HTMLElement;
   rangeLabel: HTMLElement;
+  /** Says how many resource points are drawn (data-points holds the number). */
+  pointsLabel: HTMLElement;
 }
 
 export interface TimelineOptions {
@@ -45,7 +47,7 @@ export interface TimelineOptions {
   /** Opens the Ledger view at an entry. */
   openEntry(seq: number): void;
   /** Told when loading ends (or fails) and when the item count changes. */
-  onStatus(status: { loading: boolean; error: string | null; items: number; points: number; follow: boolean }): void;
+  onStatus(status: { loading: boolean; error: string | null; items: number; follow: boolean }): void;
 }
 
 export class TimelineController {
@@ -99,7 +101,7 @@ export class TimelineController {
 
   private status(): void {
     const { loading, error, follow } = this;
-    this.o.onStatus({ loading, error, items: this.order.length, points: this.data.time.length, follow });
+    this.o.onStatus({ loading, error, items: this.order.length, follow });
   }
 
   private async load(): Promise<void> {
@@ -275,6 +277,11 @@ export class TimelineController {
     // Text and attributes only when they change: each write costs the frame style work.
     const label = `${clockText(this.min)} – ${clockText(this.max)}`;
     if (el.rangeLabel.textContent !== label) el.rangeLabel.textContent = label;
+    const points = String(this.data.time.length);
+    if (!this.loading && el.pointsLabel.dataset.points !== points) {
+      el.pointsLabel.dataset.points = points;
+      el.pointsLabel.textContent = `· ${points} resource points`;
+    }
     const sel = this.selected;
     setData(el.body, {
       selectedSeq: sel?.seq != null ? String(sel.seq) : '',
