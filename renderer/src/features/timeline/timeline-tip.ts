@@ -71,13 +71,20 @@ export function fillTip(el: HTMLElement, c: TipContent): void {
   if (c.running.more) line(el, `and ${c.running.more} more`, 'tl-tip-detail');
 }
 
-/** The hover line at x and the tooltip beside it: right of the pointer in the left half, left of it in the right half (no measuring, no forced layout). */
+/**
+ * The hover line at x and the tooltip beside it: right of the pointer in the left half, left of it
+ * in the right half, never wider than the room on that side (placed by CSS, without measuring it).
+ */
 export function showMoment(cursor: HTMLElement, tip: HTMLElement, x: number, width: number, c: TipContent): void {
   cursor.hidden = false;
   cursor.style.transform = `translateX(${x}px)`;
   fillTip(tip, c);
   tip.hidden = false;
-  tip.style.transform = x < width / 2 ? `translateX(${x + 14}px)` : `translateX(calc(${x - 14}px - 100%))`;
+  const left = x < width / 2;
+  const room = Math.max(120, left ? width - x - 18 : x - 18);
+  tip.style.left = left ? `${x + 14}px` : 'auto';
+  tip.style.right = left ? 'auto' : `${width - x + 14}px`;
+  tip.style.maxWidth = `${Math.min(420, room)}px`;
 }
 
 export function hideMoment(cursor: HTMLElement, tip: HTMLElement): void {
