@@ -13,13 +13,10 @@ import { GUTTER, RIGHT_PAD, TimelineCharts } from './timeline-charts.js';
 import { appendAll, appendPoint, emptyData, type HistoryData } from './timeline-data.js';
 import { finerHistory, loadWindow } from './timeline-loader.js';
 import { callItems, entryItems, indexLanes, inTimeOrder, itemAt, type Lane, type LaneIndex, type TimelineItem } from './timeline-model.js';
-import { clockText, costAt, hideMoment, runningAt, showMoment } from './timeline-tip.js';
+import { clockText, costAt, hideMoment, runningAt, showMoment, writeFigures } from './timeline-tip.js';
 
 export const CHART_HEIGHT = 64;
 
-function setData(el: HTMLElement, values: Record<string, string>): void {
-  for (const [k, v] of Object.entries(values)) if (el.dataset[k] !== v) el.dataset[k] = v;
-}
 const MIN_SPAN = 2000;
 
 export interface TimelineElements {
@@ -274,20 +271,16 @@ export class TimelineController {
       this.dataDirty = false;
     } else this.charts.setRange(this.min, this.max);
     drawLanes(el.canvas, { lanes: this.lanes, min: this.min, max: this.max, selected: this.selected });
-    // Text and attributes only when they change: each write costs the frame style work.
-    const label = `${clockText(this.min)} – ${clockText(this.max)}`;
-    if (el.rangeLabel.textContent !== label) el.rangeLabel.textContent = label;
-    const points = String(this.data.time.length);
-    if (!this.loading && el.pointsLabel.dataset.points !== points) {
-      el.pointsLabel.dataset.points = points;
-      el.pointsLabel.textContent = `· ${points} resource points`;
-    }
     const sel = this.selected;
-    setData(el.body, {
-      selectedSeq: sel?.seq != null ? String(sel.seq) : '',
-      selectedX: sel ? this.xOfTime(sel.start).toFixed(1) : '',
-      min: String(Math.round(this.min)),
-      max: String(Math.round(this.max)),
+    writeFigures(el, {
+      range: `${clockText(this.min)} – ${clockText(this.max)}`,
+      points: this.loading ? null : this.data.time.length,
+      body: {
+        selectedSeq: sel?.seq != null ? String(sel.seq) : '',
+        selectedX: sel ? this.xOfTime(sel.start).toFixed(1) : '',
+        min: String(Math.round(this.min)),
+        max: String(Math.round(this.max)),
+      },
     });
     const h = this.hover ?? (sel ? { x: this.xOfTime(sel.start), y: null } : null);
     if (!h || h.x < GUTTER) return hideMoment(el.cursor, el.tip);

@@ -1,6 +1,6 @@
 // What the timeline says about a moment: the time, what the sandbox used then (CPU, memory,
 // network, processes at the nearest point, with the bucket's peak when it is coarser than a second)
-// and what ran then (calls going on, the item under the pointer). Built as text nodes: labels come
+// and what ran then (calls going on, the item under the pointer), and the figures beside the axis. Built as text nodes: labels come
 // from agents and sandboxes and are never HTML.
 import { formatByteSize } from '../../../../shared/types/units.js';
 import { formatPercent, formatRate } from '../../lib/format.js';
@@ -90,4 +90,21 @@ export function showMoment(cursor: HTMLElement, tip: HTMLElement, x: number, wid
 export function hideMoment(cursor: HTMLElement, tip: HTMLElement): void {
   cursor.hidden = true;
   tip.hidden = true;
+}
+
+/**
+ * The window's clock range, the point count and the body's data attributes (what specs and the
+ * bench read), each written only when it changes: every write costs the frame style work.
+ */
+export function writeFigures(
+  el: { rangeLabel: HTMLElement; pointsLabel: HTMLElement; body: HTMLElement },
+  f: { range: string; points: number | null; body: Record<string, string> },
+): void {
+  if (el.rangeLabel.textContent !== f.range) el.rangeLabel.textContent = f.range;
+  const points = f.points === null ? null : String(f.points);
+  if (points !== null && el.pointsLabel.dataset.points !== points) {
+    el.pointsLabel.dataset.points = points;
+    el.pointsLabel.textContent = `· ${points} resource points`;
+  }
+  for (const [k, v] of Object.entries(f.body)) if (el.body.dataset[k] !== v) el.body.dataset[k] = v;
 }
