@@ -1,7 +1,7 @@
 // What the timeline says about a moment: the time, what the sandbox used then (CPU, memory,
 // network, processes at the nearest point, with the bucket's peak when it is coarser than a second)
-// and what ran then (calls going on, the item under the pointer), and the figures beside the axis. Built as text nodes: labels come
-// from agents and sandboxes and are never HTML.
+// and what ran then (calls going on, the item under the pointer); and the figures beside the axis.
+// Built as text nodes: labels come from agents and sandboxes and are never HTML.
 import { formatByteSize } from '../../../../shared/types/units.js';
 import { formatPercent, formatRate } from '../../lib/format.js';
 import type { HistoryData } from './timeline-data.js';
