@@ -94,6 +94,10 @@ test('every view passes axe at 1280×800', async ({ app, serve, runId, browser }
   await runs.select(agent.name);
   await expect(runs.calls()).toHaveCount(4);
   await expectAccessible(app, 'runs');
+  await page.getByTestId('run-tab-timeline').click();
+  await expect(page.getByTestId('run-timeline').getByTestId('tl-status')).toHaveAttribute('data-loading', 'false');
+  await expectAccessible(app, 'run timeline');
+  await page.getByTestId('run-tab-calls').click();
 
   await ledger.open();
   await ledger.rows.first().click();

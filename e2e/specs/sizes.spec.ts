@@ -105,6 +105,10 @@ test('every view at 1024×640, 1280×800, 1920×1080 and 2560×1440', async ({ a
     await runs.select(agent.name);
     await expect(runs.calls()).toHaveCount(2);
     await expectSound(app, 'runs', size);
+    await page.getByTestId('run-tab-timeline').click();
+    await expect(page.getByTestId('run-timeline').getByTestId('tl-status')).toHaveAttribute('data-loading', 'false');
+    await expectSound(app, 'run-timeline', size);
+    await page.getByTestId('run-tab-calls').click();
 
     await ledger.open();
     await expect(ledger.rows.first()).toBeVisible();

@@ -32,7 +32,7 @@ export class EngineHost implements EngineSource {
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
 
-  constructor(private readonly home = ensureWardenHome()) {
+  constructor(readonly home = ensureWardenHome()) {
     this.half = openWardenLedger(home, { announce: (entry) => this.bus.emit('ledger.appended', entry) });
   }
 

@@ -3,6 +3,7 @@ import { app, BrowserWindow } from 'electron';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { StatsHub } from '../ui-door/stats-hub.js';
+import { statsHistoryFile } from '../engine/stats-history/history-store.js';
 import { APP_ORIGIN, handleAppProtocol, registerAppScheme } from './app-protocol.js';
 import { EngineHost } from './engine-host.js';
 import { denyPermissions, hardenApp } from './hardening.js';
@@ -31,7 +32,7 @@ if (!app.requestSingleInstanceLock()) {
   hardenApp(isTrustedOrigin);
 
   const host = new EngineHost();
-  const hub = new StatsHub(host);
+  const hub = new StatsHub(host, statsHistoryFile(host.home));
   let door: IpcDoor | null = null;
   let win: BrowserWindow | null = null;
 

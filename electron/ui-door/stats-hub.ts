@@ -1,7 +1,13 @@
 // One stats stream per watched sandbox, shared by every UI connection of a door and counted, so
-// ten windows on one sandbox cost one stream; samples go only to the connections that asked.
+// ten windows on one sandbox cost one stream; samples go only to the connections that asked. With a
+// history file, it also records every running sandbox's history there (stats-recorder.ts) and
+// answers the timeline's range queries from it.
+import { WardenError } from '../../shared/errors.js';
 import type { StatsSample } from '../../shared/types/stats.js';
+import type { StatsHistory, StatsHistoryRequest } from '../../shared/types/timeline.js';
+import { StatsHistoryStore } from '../engine/stats-history/history-store.js';
 import type { EngineSource } from './engine-source.js';
+import { StatsRecorder } from './stats-recorder.js';
 
 type Sink = (sample: StatsSample) => void;
 
@@ -18,8 +24,14 @@ const MAX_RETRY_MS = 5000;
 export class StatsHub {
   private readonly streams = new Map<string, Stream>();
   private readonly offs: Array<() => void>;
+  private readonly store: StatsHistoryStore | null;
+  private readonly recorder: StatsRecorder | null;
 
-  constructor(private readonly source: EngineSource) {
+  /** @param historyFile where to keep resource history (WARDEN_HOME/stats.db); none: live samples only. */
+  constructor(
+    private readonly source: EngineSource,
+    historyFile?: string,
+  ) {
     this.offs = [
       source.on('stats.sample', (sample) => this.deliver(sample)),
       // Streams die with the engine; when it is back, the watched ones are opened again.
@@ -34,6 +46,15 @@ export class StatsHub {
         }
       }),
     ];
+    this.store = historyFile ? StatsHistoryStore.open(historyFile) : null;
+    this.recorder = this.store ? new StatsRecorder(source, this, this.store) : null;
+  }
+
+  /** A sandbox's recorded history over a range (the timeline). */
+  history(req: StatsHistoryRequest): StatsHistory {
+    if (!this.recorder)
+      throw new WardenError('E_NOT_FOUND', 'this window keeps no resource history', 'open the control panel of the app or `warden serve`');
+    return this.recorder.history(req);
   }
 
   watch(id: string, sink: Sink): void {
@@ -107,6 +128,8 @@ export class StatsHub {
   }
 
   close(): void {
+    this.recorder?.close();
+    this.store?.close();
     for (const off of this.offs) off();
     for (const stream of this.streams.values()) {
       stream.stop?.();

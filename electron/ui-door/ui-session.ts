@@ -119,6 +119,7 @@ export class UiSession {
       return null;
     },
     'stats.watch': async (p) => this.watchStats(p.ids),
+    'stats.history': async (p) => this.hub.history(p),
   };
 
   private readonly doorMethods: { [M in DoorMethod]: (p: UiMethodParams<M>) => Promise<UiMethodResponse<M>> } = {

@@ -24,6 +24,7 @@ import {
   type LedgerVerifyOutcome,
 } from '../types/ledger.js';
 import { LedgerProofRequestSchema, type LedgerProof } from '../types/ledger-proof.js';
+import { StatsHistoryRequestSchema, TimelineEntriesRequestSchema, type StatsHistory, type TimelineEntriesPage } from '../types/timeline.js';
 
 const RefRequest = z.object({ ref: SandboxRefSchema }).strict();
 const Empty = z.object({}).strict();
@@ -122,6 +123,11 @@ export const UiMethods = {
   'ledger.proof': { target: 'ledger', params: LedgerProofRequestSchema, response: answer<LedgerProof>() },
   /** Signs a checkpoint of the whole ledger now (what `warden audit checkpoint` does). */
   'ledger.checkpoint': { target: 'ledger', params: Empty, response: answer<{ size: number; time: string }>() },
+
+  /** A sandbox's resource history in a time range (kept by the door for its whole life, downsampled). */
+  'stats.history': { target: 'session', params: StatsHistoryRequestSchema, response: answer<StatsHistory>() },
+  /** A sandbox's ledger entries in a time window, compact, oldest first (the timeline's engine, network and snapshot items). */
+  'timeline.entries': { target: 'ledger', params: TimelineEntriesRequestSchema, response: answer<TimelineEntriesPage>() },
 } as const satisfies Record<string, { target: MethodTarget; params: z.ZodType; response: unknown }>;
 
 export type UiMethodName = keyof typeof UiMethods;

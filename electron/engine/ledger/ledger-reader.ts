@@ -11,6 +11,8 @@ import { verifyBundle } from './bundle-verify.js';
 import { renderReportHtml } from './report-html.js';
 import type { Ledger } from './ledger.js';
 import { resolveSandboxRef } from './sandbox-ref.js';
+import { timelineEntries } from './timeline-entries.js';
+import type { TimelineEntriesPage } from '../../../shared/types/timeline.js';
 
 export type VerifyProgress = (done: number, total: number) => void;
 
@@ -81,6 +83,11 @@ export class LedgerReader {
   async 'ledger.entries'(q: LedgerMethodParams<'ledger.entries'>): Promise<LedgerEntriesPage> {
     const page = await this.ledger.browseAsync(q.sandboxId ? { ...q, sandboxId: this.sandboxFilter(q.sandboxId) } : q);
     return { ...page, size: this.ledger.head().size };
+  }
+
+  /** A sandbox's entries in a time window, compact, oldest first: what its timeline draws. */
+  async 'timeline.entries'(p: LedgerMethodParams<'timeline.entries'>): Promise<TimelineEntriesPage> {
+    return timelineEntries(this.ledger, this.sandboxFilter(p.sandboxId), p.since, p.until, p.limit ?? 5000);
   }
 
   /** The view's sandbox filter takes a name too; one the ledger does not know filters to an empty page, as an id does. */

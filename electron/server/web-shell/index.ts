@@ -22,6 +22,7 @@ import { hostsOfAddress, hostAllowed, originAllowed } from './origin-check.js';
 import { WebShellLogin, sessionCookie, uiToken } from './login.js';
 import { findRendererDir, loadRendererFiles, type RendererFile } from './renderer-files.js';
 import { StatsHub } from '../../ui-door/stats-hub.js';
+import { statsHistoryFile } from '../../engine/stats-history/history-store.js';
 import { UiSession, type FlowControl } from '../../ui-door/ui-session.js';
 
 const MAX_MESSAGE_BYTES = 2 * 1024 * 1024;
@@ -88,7 +89,7 @@ export async function registerWebShell(app: FastifyInstance, deps: ServerDeps): 
   const files: Map<string, RendererFile> = dir ? loadRendererFiles(dir) : new Map();
   const login = new WebShellLogin(uiToken(deps.home));
   const source = fixedEngine(deps.engine, deps.gateway, deps.ledgerReader);
-  const hub = new StatsHub(source);
+  const hub = new StatsHub(source, statsHistoryFile(deps.home));
   let hosts = new Set<string>();
 
   const handle: WebShellHandle = {

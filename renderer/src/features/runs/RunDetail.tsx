@@ -1,13 +1,16 @@
-// One run: who and where, its budgets spent, and its timeline of tool calls in order, live; or, on its
-// Changes tab, what it changed in the sandbox's /workspace.
+// One run: who and where, its budgets spent, and its tool calls in order, live; on its Timeline tab
+// the calls on one time axis with the sandbox's resources and ledger entries; on its Changes tab,
+// what it changed in the sandbox's /workspace.
 import { useLayoutEffect, useRef, useState } from 'react';
 import { useStore } from '../../store/index.js';
 import { BudgetGauges } from './BudgetGauges.js';
 import { CallItem } from './CallItem.js';
 import { RunChanges } from './RunChanges.js';
 import { formatClock, runTitle } from './run-format.js';
+import { RunTimeline } from '../timeline/RunTimeline.js';
 
 const SHOWN = 300;
+const TAB_TITLES = { calls: 'Calls', timeline: 'Timeline', changes: 'Changes' } as const;
 
 export function RunDetail({ runId }: { runId: string }) {
   const run = useStore((s) => s.runs[runId]);
@@ -17,7 +20,7 @@ export function RunDetail({ runId }: { runId: string }) {
   const sandboxKnown = useStore((s) => !!(run?.sandboxId && s.sandboxes[run.sandboxId]));
   const scroller = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
-  const [tab, setTab] = useState<'calls' | 'changes'>('calls');
+  const [tab, setTab] = useState<'calls' | 'timeline' | 'changes'>('calls');
   const count = calls?.length ?? 0;
   useLayoutEffect(() => {
     const el = scroller.current;
@@ -73,7 +76,7 @@ export function RunDetail({ runId }: { runId: string }) {
       </header>
       <BudgetGauges run={run} />
       <div className="run-tabs" role="tablist" aria-label="Run views">
-        {(['calls', 'changes'] as const).map((t) => (
+        {(['calls', 'timeline', 'changes'] as const).map((t) => (
           <button
             key={t}
             type="button"
@@ -83,11 +86,16 @@ export function RunDetail({ runId }: { runId: string }) {
             onClick={() => setTab(t)}
             data-testid={`run-tab-${t}`}
           >
-            {t === 'calls' ? 'Calls' : 'Changes'}
+            {TAB_TITLES[t]}
           </button>
         ))}
       </div>
       {tab === 'changes' ? <RunChanges runId={run.id} /> : null}
+      {tab === 'timeline' ? (
+        <div className="timeline-scroll">
+          <RunTimeline run={run} />
+        </div>
+      ) : null}
       <div
         hidden={tab !== 'calls'}
         className="timeline-scroll"

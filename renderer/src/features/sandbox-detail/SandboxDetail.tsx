@@ -1,7 +1,7 @@
 // One sandbox: its resources live and a shell in it first (the terminal starts on screen at every
 // window size, right under a graph strip that folds away), then its runs, what it is, its attestation
-// (under the terminal, or beside it on a wide screen). Beside the shell, two tabs: what changed in
-// its workspace, and its snapshots (take, reset, fork, remove).
+// (under the terminal, or beside it on a wide screen), and its whole life on one timeline. Beside the
+// shell, two tabs: what changed in its workspace, and its snapshots (take, reset, fork, remove).
 import { useRef, useState } from 'react';
 import type { SandboxInfo } from '../../../../shared/types/sandbox.js';
 import { formatByteSize } from '../../../../shared/types/units.js';
@@ -25,6 +25,7 @@ const TABS: Array<[DetailTab, string]> = [
   ['changes', 'Changes'],
   ['snapshots', 'Snapshots'],
 ];
+import { SandboxTimeline } from '../timeline/RunTimeline.js';
 
 function Facts({ sandbox }: { sandbox: SandboxInfo }) {
   const l = sandbox.limits;
@@ -161,6 +162,7 @@ export function SandboxDetail({ id }: { id: string }) {
           <AttestationPanel sandboxId={sandbox.id} running={running} />
         </div>
       </div>
+      <SandboxTimeline sandbox={sandbox} />
     </section>
   );
 }
