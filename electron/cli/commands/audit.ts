@@ -10,6 +10,7 @@ import { parseWith } from '../../../shared/contracts/parse.js';
 import type { Ledger } from '../../engine/ledger/index.js';
 import { defaultKeyDir, defaultLedgerFile } from '../../engine/ledger/paths.js';
 import { printJson, runCommand } from '../output.js';
+import { keptSamples } from '../report-history.js';
 
 const REASONS: Record<string, string> = {
   'hash mismatch': 'its fields no longer hash to its stored hash (changed in place)',
@@ -169,7 +170,7 @@ export function registerAudit(program: Command): void {
     .option('--to <seq>', 'last entry')
     .option(
       '--samples <file>',
-      "resource samples for the HTML report's timeline: a JSON array of {t, cpuPct, memBytes, memLimit, netRx, netTx, pids}",
+      "resource samples for the HTML report's timeline: a JSON array of {t, cpuPct, memBytes, memLimit, netRx, netTx, pids} (default with --sandbox: the history the control panel kept)",
     )
     .option('--json', 'print a summary as JSON')
     .option('--ledger <file>', 'the ledger database (default: WARDEN_HOME/ledger.db)')
@@ -192,7 +193,10 @@ export function registerAudit(program: Command): void {
             ...(toSeq !== undefined ? { toSeq } : {}),
           });
           writeFileSync(opts.out, `${JSON.stringify(bundle, null, 1)}\n`);
-          if (opts.html !== undefined) writeFileSync(opts.html, renderReportHtml(bundle, verifyBundle(bundle), { samples }));
+          if (opts.html !== undefined) {
+            const drawn = opts.samples !== undefined ? samples : await keptSamples(ledgerFile(opts), bundle.selection.sandboxId);
+            writeFileSync(opts.html, renderReportHtml(bundle, verifyBundle(bundle), { samples: drawn }));
+          }
           const summary = {
             out: opts.out,
             html: opts.html ?? null,

@@ -3,6 +3,8 @@
 // client, shared by the view (which calls it) and ledger-sync.ts (which loads and refreshes).
 import { toErrorInfo } from '../../../shared/errors.js';
 import type { LedgerBrowse } from '../../../shared/types/ledger.js';
+import { reportSamplesFromHistory, REPORT_MAX_SAMPLES, type ReportSample } from '../../../shared/types/ledger-report.js';
+import { MAX_HISTORY_POINTS } from '../../../shared/types/timeline.js';
 import type { WardenClient } from '../api/client.js';
 import type { Store } from '../store/index.js';
 import { ledgerRequest, NO_LEDGER_FILTERS, type LedgerExportScope } from '../store/ledger-slice.js';
@@ -199,11 +201,26 @@ function createController(client: WardenClient, store: Store): LedgerController 
     state().setLedgerExport({ phase: 'idle' });
   };
 
+  /**
+   * The exported sandbox's kept resource history, drawn on the report's timeline. A report without
+   * it is still whole (it says it has no samples), so a door that keeps no history is no failure.
+   */
+  const historyOf = async (sandboxId: string | undefined): Promise<ReportSample[]> => {
+    if (!sandboxId || !/^[0-9a-f]{64}$/.test(sandboxId)) return [];
+    try {
+      const maxPoints = Math.min(MAX_HISTORY_POINTS, REPORT_MAX_SAMPLES);
+      return reportSamplesFromHistory(await client.call('stats.history', { sandboxId, maxPoints }));
+    } catch {
+      return [];
+    }
+  };
+
   const exportReport = async (scope: LedgerExportScope) => {
     dismissExport();
     state().setLedgerExport({ phase: 'running' });
     try {
-      const r = await client.call('ledger.export', scope);
+      const samples = await historyOf(scope.sandboxId);
+      const r = await client.call('ledger.export', samples.length ? { ...scope, samples } : scope);
       const jsonUrl = URL.createObjectURL(new Blob([r.json], { type: 'application/json' }));
       const htmlUrl = URL.createObjectURL(new Blob([r.html], { type: 'text/html' }));
       state().setLedgerExport({
