@@ -4,9 +4,10 @@
 // (sandboxes.ts), so the reaper, lists, the UI and the E2B door's endAt all see the same deadline.
 // A file per id, replaced whole by rename, needs no read-modify-write: every process of the home
 // (serve, app, CLI) reads it safely. Records are never cached: another process may change one.
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SandboxInfo } from '../../../shared/types/sandbox.js';
+import { writeFileDurably } from '../durable-file.js';
 
 export interface DeadlineRecord {
   /** When the sandbox expires now; null: never. */
@@ -35,23 +36,7 @@ export class DeadlineRecords {
   /** Durable when it returns: a temp file, synced, renamed into place, the directory synced. */
   put(id: string, record: DeadlineRecord): void {
     if (!ID.test(id)) throw new Error(`not a container id: ${id}`);
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const path = join(this.dir, `${id}.json`);
-    const tmp = `${path}.${process.pid}.tmp`;
-    const fd = openSync(tmp, 'w', 0o600);
-    try {
-      writeSync(fd, JSON.stringify(record));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, path);
-    const dirFd = openSync(this.dir, 'r');
-    try {
-      fsyncSync(dirFd);
-    } finally {
-      closeSync(dirFd);
-    }
+    writeFileDurably(this.dir, `${id}.json`, JSON.stringify(record));
   }
 
   remove(id: string): void {

@@ -3,10 +3,11 @@
 // WARDEN_HOME/pool/owners/, and merged wherever SandboxInfo is derived (sandboxes.ts). A file per
 // id needs no read-modify-write, so every process of the home (serve, app, CLI) reads it safely.
 // A pool-labelled container without a record is still waiting in the pool: no one owns it yet.
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SandboxInfo } from '../../../shared/types/sandbox.js';
 import { LABEL } from '../podman/labels.js';
+import { writeFileDurably } from '../durable-file.js';
 
 export interface OwnerRecord {
   /** The name it was claimed under (Podman's name says the current one). */
@@ -45,23 +46,7 @@ export class OwnerRecords {
   /** Durable when it returns: written to a temp file, synced, renamed into place, directory synced. */
   put(id: string, record: OwnerRecord): void {
     if (!ID.test(id)) throw new Error(`not a container id: ${id}`);
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const path = join(this.dir, `${id}.json`);
-    const tmp = `${path}.${process.pid}.tmp`;
-    const fd = openSync(tmp, 'w', 0o600);
-    try {
-      writeSync(fd, JSON.stringify(record));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, path);
-    const dirFd = openSync(this.dir, 'r');
-    try {
-      fsyncSync(dirFd);
-    } finally {
-      closeSync(dirFd);
-    }
+    writeFileDurably(this.dir, `${id}.json`, JSON.stringify(record));
     this.known.set(id, record);
   }
 
