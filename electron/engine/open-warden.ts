@@ -117,6 +117,7 @@ export function openWardenEngine(
     ? new Gateway(engine, half.audit, {
         policy: policy.policy,
         policySource: policy.source,
+        ...(policy.source !== 'given' ? { policyHome: half.home } : {}),
         runArchive: RunArchive.open(runsFile(half.home)),
       })
     : null;

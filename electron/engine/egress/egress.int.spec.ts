@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttp, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttps } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -24,7 +24,7 @@ import type { LibpodInspect } from '../podman/sandbox-info.js';
 import { adoptEgress } from './serve-egress.js';
 import { egressThroughGateway } from '../gateway/egress-approval.js';
 import { Gateway } from '../gateway/gateway.js';
-import { loadPolicy } from '../gateway/policy-load.js';
+import { defaultPolicyPath, loadPolicy, parsePolicy } from '../gateway/policy-load.js';
 import type { ApprovalDecision, ApprovalInfo } from '../../../shared/types/run.js';
 
 const BLOB = randomBytes(3 * 1024 * 1024 + 17); // past every window: flow control is exercised both ways
@@ -86,6 +86,12 @@ afterAll(async () => {
   rmSync(certDir, { recursive: true, force: true });
 });
 
+/** Writes the home's policy file: the default policy with this egress section. */
+function writePolicy(home: string, egress: EgressPolicy): void {
+  const base = parsePolicy(readFileSync(defaultPolicyPath()!, 'utf8'), 'the default policy');
+  writeFileSync(join(home, 'policy.json'), JSON.stringify({ ...base, egress }));
+}
+
 function policyWith(extra: Partial<EgressPolicy> = {}): EgressPolicy {
   return EgressPolicySchema.parse({
     default: 'deny',
@@ -113,7 +119,10 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
   beforeAll(async () => {
     w = await openTestWarden();
     // Decided through a gateway, as in every long-lived door (open-warden.ts): its policy, approvals and runs.
-    gateway = new Gateway(w.engine, w.warden.audit, { policy: { ...loadPolicy(w.t.home).policy, egress: policyWith() } });
+    // The home's policy file, followed as serve and the app follow it: an edit applies without a restart.
+    writePolicy(w.t.home, policyWith());
+    const loaded = loadPolicy(w.t.home);
+    gateway = new Gateway(w.engine, w.warden.audit, { policy: loaded.policy, policySource: loaded.source, policyHome: w.t.home });
     egressThroughGateway(w.engine.egress, gateway, w.warden.audit);
     w.engine.events.on('approval.requested', (info) => {
       asked.push(info);
@@ -226,13 +235,16 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
   });
 
   it('applies a policy change to the running sandbox at its next connection', async () => {
-    gateway.policy = { ...gateway.policy, egress: policyWith({ rules: [{ host: 'allowed.test', action: 'deny' }] }) }; // as a reload does
+    writePolicy(w.t.home, policyWith({ rules: [{ host: 'allowed.test', action: 'deny' }] })); // a person edits policy.json
     try {
       const r = await sh(`curl -sS -w '%{http_code}' http://allowed.test:${httpPort}/`);
       expect(r.out).toMatch(/denied: egress.rules\[0\] \(host allowed.test, deny\)\n403$/);
+      expect(gateway.policySource).toBe(join(w.t.home, 'policy.json'));
     } finally {
-      gateway.policy = { ...gateway.policy, egress: policyWith() };
+      writePolicy(w.t.home, policyWith());
     }
+    const again = await sh(`curl -sS -o /dev/null -w '%{http_code}' http://allowed.test:${httpPort}/`);
+    expect(again.out).toBe('200');
   });
 
   it('answers a one-line 503 while no Warden process serves it, and the next command serves it again', async () => {

@@ -27,6 +27,7 @@ import { GatewayDenial } from './denial.js';
 import { ExecCall, pickExec } from './exec-call.js';
 import { effectivePolicy, type EffectivePolicy } from './policy-load.js';
 import type { RunArchive } from './run-archive.js';
+import { PolicyFile } from './policy-file.js';
 import { RunStore, type Run } from './runs.js';
 import { madeBy, SandboxAccess } from './sandbox-access.js';
 import { SnapshotVerbs } from './snapshot-verbs.js';
@@ -44,6 +45,8 @@ export interface ExecCallResult extends ExecResult {
 export interface GatewayOptions {
   policy: Policy;
   policySource?: string;
+  /** Follow this home's policy file: an edit applies to the next call without a restart (policy-file.ts). */
+  policyHome?: string;
   /** Where runs are kept across restarts (closed with the gateway); none: in memory only. */
   runArchive?: RunArchive;
 }
@@ -57,8 +60,7 @@ export class Gateway implements GatewayMethodHandlers {
   private readonly access: SandboxAccess;
   private readonly limits: AgentLimits;
   private readonly sweeper: NodeJS.Timeout;
-  policy: Policy;
-  readonly policySource: string | null;
+  private readonly policyFile: PolicyFile;
   /** Snapshot, list, remove, reset and fork (snapshot-verbs.ts). */
   readonly snapshots: SnapshotVerbs;
   /** Read, write, list, mkdir, remove and move under /workspace (file-verbs.ts). */
@@ -71,8 +73,7 @@ export class Gateway implements GatewayMethodHandlers {
     private readonly audit: ContextAuditSink,
     options: GatewayOptions,
   ) {
-    this.policy = options.policy;
-    this.policySource = options.policySource ?? null;
+    this.policyFile = new PolicyFile(options.policyHome ?? null, options.policy, options.policySource ?? null);
     this.runs = new RunStore(engine.events, Date.now, options.runArchive ?? null);
     this.runs.limits = () => this.policy.agents;
     this.limits = new AgentLimits(() => this.policy.agents);
@@ -95,6 +96,17 @@ export class Gateway implements GatewayMethodHandlers {
     // Idle runs end even when no call comes to notice them.
     this.sweeper = setInterval(() => this.runs.sweep(), SWEEP_MS);
     this.sweeper.unref();
+  }
+
+  /** The policy in force: the home's file as it is now, when the gateway follows one. */
+  get policy(): Policy {
+    return this.policyFile.policy;
+  }
+  set policy(p: Policy) {
+    this.policyFile.policy = p;
+  }
+  get policySource(): string {
+    return this.policyFile.source;
   }
 
   close(): void {
