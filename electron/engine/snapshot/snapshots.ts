@@ -18,6 +18,7 @@ import { createdPayload } from '../sandbox-create.js';
 import { unshiftLayerIds } from './layer-ids.js';
 import { archiveDigest, archiveWorkspace, restoreWorkspace } from './workspace-archive.js';
 import { infoOf, SnapshotStore, specOf, type SnapshotManifest, type SnapshotSpec } from './snapshot-store.js';
+import { ensureRoomFor } from './free-space.js';
 
 interface ImageInspect {
   Id: string;
@@ -96,6 +97,8 @@ export class Snapshots {
     const now = new Date();
     const name = info.name;
     const t = tag ?? defaultTag(now);
+    // Room for the archive up to its bound, above the host's reserve (free-space.ts).
+    ensureRoomFor(this.store.dir, this.archiveBound(info), `a snapshot of ${name}`);
     this.store.begin(name, t);
     let imageId: string | null = null;
     try {
