@@ -71,7 +71,7 @@ test.describe('egress', () => {
     await expect(prompt).toContainText(agent.name);
     await expect(prompt).toContainText(box.name);
     await expect(prompt.getByTestId('approval-summary')).toHaveText(
-      `HTTP request to ${EGRESS_ASKED_HOST}:${port} (127.0.0.1) from sandbox ${box.id.slice(0, 12)} by \`curl -sS ${askedUrl}\``,
+      `HTTP request to ${EGRESS_ASKED_HOST}:${port} (127.0.0.1) from sandbox ${box.id.slice(0, 12)} while \`curl -sS ${askedUrl}\` ran`,
     );
     await expect(prompt.getByTestId('approval-reason')).toHaveText(`egress.rules[1] (host ${EGRESS_ASKED_HOST}, cidr 127.0.0.1/32, ask)`);
     await expect(runs.call(3)).toHaveAttribute('data-status', 'running');

@@ -48,7 +48,7 @@ export function egressAsker(gateway: Gateway, audit: AuditSink): EgressAsker {
     // "Approve for the rest of the run" covers this destination (host and port) for that run's later connections.
     const scope = `net.connect ${q.target.host}:${q.target.port}`;
     if (made?.run.approvedForRun.has(scope)) return { approved: true, why: `approved for run ${made.run.id}` };
-    const command = made && Array.isArray(made.call.args.argv) ? ` by \`${(made.call.args.argv as unknown[]).join(' ')}\`` : '';
+    const command = made && Array.isArray(made.call.args.argv) ? ` while \`${(made.call.args.argv as unknown[]).join(' ')}\` ran` : '';
     const where = `${q.target.host}:${q.target.port}${q.address && q.address !== q.target.host ? ` (${q.address})` : ''}`;
     const summary = `${q.via === 'connect' ? 'CONNECT' : 'HTTP request to'} ${where} from sandbox ${q.sandboxId.slice(0, 12)}${command}`;
     const timeoutMs = gateway.policy.approvals.timeoutMs;
