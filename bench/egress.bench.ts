@@ -106,7 +106,7 @@ try {
     ...(ratio < 0.8 || paired.p50 < 0.8
       ? [
           '',
-          "With the cores saturated (see the load above) the ratio falls toward the ratio of CPU spent per byte: the egress path does the network-stack work of two TCP connections (the origin to the pump on the host's loopback, the relay to curl on the sandbox's) and a Unix hop where nat does one; with a core to spare the stages overlap. Baseline before this carrier (frames over an engine exec's stdin/stdout, 2026-11-26): ratio 0.164, capped by the exec stream itself.",
+          "Why it stays under the target: every byte through egress crosses two TCP connections (the origin to the pump on the host's loopback, the relay to curl on the sandbox's) and a Unix socket, each with its own copies and wake-ups, where nat crosses one veth pair; on an idle host (2026-11-27, load 0.3) that measured 0.50, under heavy load 0.48–0.93 from run to run. Baseline before this carrier (frames over an engine exec's stdin/stdout, 2026-11-26): ratio 0.164, capped by the exec stream itself.",
         ]
       : []),
   ].join('\n');
