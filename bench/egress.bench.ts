@@ -97,7 +97,7 @@ try {
     '## Egress (issue 14)',
     '',
     machineLine(),
-    `A ${MB} MB download with curl from a server on this host, ${RUNS} runs each, interleaved: from an \`egress\` sandbox (relay, Unix socket, proxy and pump; name pinned by \`resolve\`) and from a \`nat\` sandbox (directly to host.containers.internal). Set-up: a small request, curl's time to first byte, ${SMALL} runs each. Runtime: ${podman.info().defaultRuntime}. The origin server runs in its own process; ${load}.`,
+    `A ${MB} MB download with curl from a server on this host, ${RUNS} runs each, interleaved: from an \`egress\` sandbox (under runc its relay hands the program's connection itself to Warden's proxy over the sandbox's Unix socket; past the decision the pump splices it to the origin; name pinned by \`resolve\`) and from a \`nat\` sandbox (directly to host.containers.internal). Set-up: a small request, curl's time to first byte, ${SMALL} runs each. Runtime: ${podman.info().defaultRuntime}. The origin server runs in its own process; ${load}.`,
     '',
     '| figure | egress p50 | egress p95 | nat p50 (baseline) | result | target |',
     '|---|---|---|---|---|---|',
@@ -106,7 +106,7 @@ try {
     ...(ratio < 0.8 || paired.p50 < 0.8
       ? [
           '',
-          "Why it stays under the target: every byte through egress crosses two TCP connections (the origin to the pump on the host's loopback, the relay to curl on the sandbox's) and a Unix socket, each with its own copies and wake-ups, where nat crosses one veth pair; on an idle host (2026-11-27, load 0.3) that measured 0.50, under heavy load 0.48–0.93 from run to run. Baseline before this carrier (frames over an engine exec's stdin/stdout, 2026-11-26): ratio 0.164, capped by the exec stream itself.",
+          `Under the target in this run. Where the bytes go: under runc the program's own socket is spliced to the origin's by the pump on the host (one extra TCP connection against nat's veth pair); under gVisor (${podman.info().defaultRuntime === 'runsc' ? 'this run' : 'not this run'}) the relay in the sandbox also carries every byte over the Unix socket, about half of nat's speed. Earlier carriers: frames over an engine exec (ratio 0.16, 2026-11-26); the relay carrying bytes under runc (0.50 idle, 2026-11-27).`,
         ]
       : []),
   ].join('\n');

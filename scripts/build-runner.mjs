@@ -2,6 +2,7 @@
 // binary (gcc -static, C library only), so it runs in any image the user names. Run by `prepare`,
 // `build` and `build:cli`, so a fresh clone has it. Skipped only when rebuilt sources are older
 // than the binary; WARDEN_RUNNER=off skips it on purpose (sandboxes then use plain engine execs).
+// Then the egress proxy's fd-intake addon (scripts/build-native.mjs), which the same compiler builds.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -11,10 +12,13 @@ const srcDir = `${root}resources/runner`;
 const outDir = `${root}out/runner`;
 const output = `${outDir}/warden-runner`;
 
+import { buildIntake } from './build-native.mjs';
+
 if (process.env.WARDEN_RUNNER === 'off') {
   console.log('build-runner: WARDEN_RUNNER=off, not building the sandbox runner');
   process.exit(0);
 }
+buildIntake();
 
 const sources = readdirSync(srcDir).filter((f) => f.endsWith('.c') || f.endsWith('.h'));
 const newest = Math.max(...sources.map((f) => statSync(`${srcDir}/${f}`).mtimeMs), statSync(fileURLToPath(import.meta.url)).mtimeMs);

@@ -1,9 +1,13 @@
 /*
- * `warden-runner egress-relay PORT SOCKET`: the way out of an `egress` sandbox. The sandbox has no
- * network (`--network none`); programs find this relay on 127.0.0.1:PORT through HTTP_PROXY, and it
- * joins each accepted connection to one new connection on SOCKET, the Unix socket Warden's egress
- * proxy listens on (a host directory bind-mounted read-only at /.warden/egress, holding nothing
- * else). It moves bytes both ways and decides nothing: which sandbox a connection comes from is
+ * `warden-runner egress-relay PORT SOCKET [--pass-fd]`: the way out of an `egress` sandbox. The
+ * sandbox has no network (`--network none`); programs find this relay on 127.0.0.1:PORT through
+ * HTTP_PROXY, and it joins each accepted connection to one new connection on SOCKET, the Unix socket
+ * Warden's egress proxy listens on (a host directory bind-mounted read-only at /.warden/egress,
+ * holding nothing else). With --pass-fd (under runc, where the kernel carries descriptors across) it
+ * sends the program's connection itself over that new connection (one byte 'F' with SCM_RIGHTS) and
+ * lets go of it: the proxy then reads and writes the program's socket directly, with nothing of this
+ * process in the byte path. Otherwise (gVisor, whose host sockets carry no descriptors) it moves the
+ * bytes both ways itself. Either way it decides nothing: which sandbox a connection comes from is
  * known on the host by which socket it reached, never from anything said here. With nobody serving
  * the socket (no Warden process listening), a connection gets a one-line 503 saying so, never a way
  * past the proxy. Started by an exec, it forks a daemon and returns once it listens, so it outlives
@@ -45,6 +49,7 @@ struct pair {
 static struct pair pairs[MAX_PAIRS];
 static int npairs;
 static struct sockaddr_un proxy_addr;
+static int pass_fd;
 
 /* A start that fails says why on stderr (the exec's), and exits non-zero. */
 static void fatal_text(const char *message) __attribute__((noreturn));
@@ -80,6 +85,35 @@ static void refuse(int fd, const char *why) {
   shutdown(fd, SHUT_WR);
 }
 
+/* Sends the program's connection to the proxy as a descriptor; true when it went (then both are closed here). */
+static int hand_over(int fd, int up) {
+  char byte = 'F';
+  struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+  union {
+    struct cmsghdr align;
+    char buf[CMSG_SPACE(sizeof(int))];
+  } control;
+  memset(&control, 0, sizeof control);
+  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf, .msg_controllen = sizeof control.buf};
+  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(c), &fd, sizeof(int));
+  /* The descriptor is a blocking socket again, as the program's side of a plain connection is. */
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  ssize_t n;
+  do n = sendmsg(up, &msg, MSG_NOSIGNAL);
+  while (n < 0 && errno == EINTR);
+  if (n != 1) {
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    return 0;
+  }
+  close(up);
+  close(fd);
+  return 1;
+}
+
 static void accept_one(int lfd) {
   int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
   if (fd < 0) return;
@@ -90,6 +124,8 @@ static void accept_one(int lfd) {
   struct pair p = {.fds = {fd, -1}};
   int up = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (up >= 0 && connect(up, (struct sockaddr *)&proxy_addr, sizeof proxy_addr) == 0) {
+    /* Not handed over (the send failed): carried here instead, on the same fresh connection. */
+    if (pass_fd && hand_over(fd, up)) return;
     p.fds[1] = up;
     for (int k = 0; k < 2; k++) {
       if (pipe2(p.ways[k].pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
@@ -194,7 +230,8 @@ static void serve(int lfd) {
   }
 }
 
-int relay_main(const char *port_text, const char *socket_path) {
+int relay_main(const char *port_text, const char *socket_path, int pass_fds) {
+  pass_fd = pass_fds;
   char *end;
   long port = strtol(port_text, &end, 10);
   if (*end || port < 1 || port > 65535) fatal_text("egress-relay needs a port");

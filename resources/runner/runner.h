@@ -64,9 +64,10 @@
  * acknowledges in STDIN_CREDIT what left its buffer, so a command that does not read its stdin
  * holds the host's writer back instead of growing the runner's memory.
  *
- * EGRESS-RELAY (`warden-runner egress-relay PORT SOCKET`, relay.c) speaks no frames: it joins each
- * connection to 127.0.0.1:PORT in the sandbox to a new connection on the Unix SOCKET (Warden's
- * egress proxy), bytes as they are, and forks a daemon that outlives the exec that started it.
+ * EGRESS-RELAY (`warden-runner egress-relay PORT SOCKET [--pass-fd]`, relay.c) speaks no frames: it
+ * joins each connection to 127.0.0.1:PORT in the sandbox to a new connection on the Unix SOCKET
+ * (Warden's egress proxy), bytes as they are, or with --pass-fd hands the connection itself over
+ * that socket (one byte 'F' carrying it, SCM_RIGHTS); it forks a daemon that outlives its exec.
  * EGRESS-PUMP (`warden-runner egress-pump OUT_LIMIT`, pump.c) runs on the host, not in a sandbox:
  * the proxy hands it a decided connection's two sockets (fds 3 and 4) to splice; it reports bytes.
  */
@@ -171,7 +172,7 @@ void kill_orphaned_session(pid_t sid, const char *marker);
 int exec_count(void);
 
 /* relay.c: the egress-relay mode. */
-int relay_main(const char *port, const char *socket_path);
+int relay_main(const char *port, const char *socket_path, int pass_fd);
 /* pump.c: the egress-pump mode (run on the host by Warden's egress proxy). */
 int pump_main(const char *out_limit);
 

@@ -13,8 +13,11 @@ import { EGRESS_MOUNT_PATH, EGRESS_PROXY_PORT, EGRESS_SOCKET_NAME, RUNNER_MOUNT_
 import { WardenError } from '../../../shared/errors.js';
 import type { PodmanConnection } from '../podman/connection.js';
 import { collectExec } from '../podman/exec-session.js';
+import { runtimeFromInspect } from '../podman/oci-runtime.js';
 import type { LibpodInspect } from '../podman/sandbox-info.js';
 import { egressDirOf, socketPathOf } from './egress-dir.js';
+import { canTakeDescriptors } from './fd-intake.js';
+import { intakeFor } from './egress-intake.js';
 
 /** How long ensure() leaves a sandbox alone once another process was found serving it. */
 const ENSURE_RETRY_MS = 30_000;
@@ -51,7 +54,11 @@ function listenOn(server: Server, path: string): Promise<NodeJS.ErrnoException |
   });
 }
 
-export class EgressRegistry extends EventEmitter<{ lost: [{ sandboxId: string; reason: string; restarting: boolean }] }> {
+export class EgressRegistry extends EventEmitter<{
+  lost: [{ sandboxId: string; reason: string; restarting: boolean }];
+  /** A connection dropped before it was served: what came on it was not a relay's (fd-intake.ts). */
+  refused: [{ sandboxId: string; why: string }];
+}> {
   private readonly servers = new Map<string, Promise<Server | null>>();
   /** When ensure() last found another process serving a sandbox. */
   private readonly elsewhereAt = new Map<string, number>();
@@ -73,8 +80,10 @@ export class EgressRegistry extends EventEmitter<{ lost: [{ sandboxId: string; r
         `sandbox ${containerId.slice(0, 12)} has no egress socket directory mounted at ${EGRESS_MOUNT_PATH} (it was made by an older Warden)`,
         'destroy it and create it again',
       );
-    const served = await this.listen(containerId, socketPathOf(dir));
-    if (opts.relay !== false) await this.startRelay(containerId);
+    // Only where the sandbox's sockets are the host kernel's: gVisor's (and a microVM's) carry no descriptors to the host.
+    const passFd = canTakeDescriptors() && /(^|\/)(runc|crun)$/.test(runtimeFromInspect(raw.OCIRuntime));
+    const served = await this.listen(containerId, socketPathOf(dir), passFd);
+    if (opts.relay !== false) await this.startRelay(containerId, passFd);
     return served;
   }
 
@@ -125,13 +134,18 @@ export class EgressRegistry extends EventEmitter<{ lost: [{ sandboxId: string; r
     await new Promise((resolve) => setImmediate(resolve));
   }
 
-  private async listen(containerId: string, path: string): Promise<Served> {
+  private async listen(containerId: string, path: string, descriptors: boolean): Promise<Served> {
     const existing = await this.servers.get(containerId);
     if (existing) return 'here';
-    const server = createServer({ allowHalfOpen: true }, (socket) => {
-      if (this.handler) this.handler(socket, containerId);
-      else socket.destroy();
-    });
+    const intake = intakeFor(
+      (stream) => (this.handler ? this.handler(stream, containerId) : stream.destroy()),
+      (why) => this.emit('refused', { sandboxId: containerId, why }),
+      { descriptors },
+    );
+    // Paused until its first byte says whether it brings the program's connection itself (egress-intake.ts).
+    const server = createServer({ allowHalfOpen: true, pauseOnConnect: descriptors }, (socket) =>
+      this.handler ? intake(socket) : socket.destroy(),
+    );
     const listening = (async (): Promise<Server | null> => {
       let err = await listenOn(server, path);
       if (err?.code === 'EADDRINUSE') {
@@ -157,9 +171,15 @@ export class EgressRegistry extends EventEmitter<{ lost: [{ sandboxId: string; r
   }
 
   /** Runs the relay's start in the sandbox: it returns once the relay listens (or one already does). */
-  private async startRelay(containerId: string): Promise<void> {
+  private async startRelay(containerId: string, passFd: boolean): Promise<void> {
     const r = await collectExec(this.conn, containerId, {
-      cmd: [RUNNER_MOUNT_PATH, 'egress-relay', String(EGRESS_PROXY_PORT), `${EGRESS_MOUNT_PATH}/${EGRESS_SOCKET_NAME}`],
+      cmd: [
+        RUNNER_MOUNT_PATH,
+        'egress-relay',
+        String(EGRESS_PROXY_PORT),
+        `${EGRESS_MOUNT_PATH}/${EGRESS_SOCKET_NAME}`,
+        ...(passFd ? ['--pass-fd'] : []),
+      ],
     });
     if (r.exitCode !== 0) throw new Error(r.stderr.toString().trim().slice(0, 300) || `exit ${r.exitCode}`);
   }

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttp, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttps } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +19,7 @@ import type { RuntimeName, SandboxInfo } from '../../../shared/types/sandbox.js'
 import { closeTestWarden, openTestWarden, type TestWarden } from '../../test-support/podman-fixture.js';
 import { runscInstalled } from '../podman/oci-runtime.js';
 import { egressOf } from './egress-registry.js';
+import { MAX_OPEN_PER_SANDBOX } from './egress-intake.js';
 import { egressDirOf } from './egress-dir.js';
 import type { LibpodInspect } from '../podman/sandbox-info.js';
 import { adoptEgress } from './serve-egress.js';
@@ -85,6 +86,20 @@ afterAll(async () => {
   await Promise.all([new Promise((r) => http?.close(r)), new Promise((r) => https?.close(r))]);
   rmSync(certDir, { recursive: true, force: true });
 });
+
+/** The sockets the sandbox's relay holds, read from the host's /proc (runc: its processes are the host's). */
+function relaySocketsOnHost(sandboxId: string): number {
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[1] !== 'egress-relay') continue;
+      if (!readFileSync(`/proc/${pid}/cgroup`, 'utf8').includes(sandboxId)) continue;
+      return readdirSync(`/proc/${pid}/fd`).filter((f) => readlinkSync(`/proc/${pid}/fd/${f}`).startsWith('socket:')).length;
+    } catch {
+      // gone while looked at
+    }
+  }
+  throw new Error(`no egress relay of ${sandboxId} on the host`);
+}
 
 /** Writes the home's policy file: the default policy with this egress section. */
 function writePolicy(home: string, egress: EgressPolicy): void {
@@ -172,6 +187,70 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
     );
     expect(r.err).toBe('');
     expect(r.out).toBe(`${BLOB_SHA}  -\n`.repeat(12));
+  });
+
+  it(
+    runtime === 'runsc'
+      ? "has its relay carry a connection's bytes (gVisor's sockets carry no descriptor to the host)"
+      : "hands the program's connection itself to Warden: the relay keeps no part of an open tunnel",
+    async () => {
+      // A tunnel held open (CONNECT answered, no TLS yet) while the relay's sockets are counted: from
+      // inside under gVisor (its processes are not the host's), from the host under runc (the agent
+      // cannot look into the relay there).
+      const script = `
+import socket, os, time
+s = socket.create_connection(('127.0.0.1', 3128))
+s.sendall(b'CONNECT allowed.test:${httpsPort} HTTP/1.1\\r\\nHost: allowed.test:${httpsPort}\\r\\n\\r\\n')
+print(s.recv(100).split(b'\\r\\n')[0].decode())
+try:
+    relay = [p for p in os.listdir('/proc') if p.isdigit() and open('/proc/%s/cmdline' % p, 'rb').read().split(b'\\0')[1:2] == [b'egress-relay']][0]
+    print(sum(os.readlink('/proc/%s/fd/%s' % (relay, f)).startswith('socket:') for f in os.listdir('/proc/%s/fd' % relay)))
+except PermissionError:
+    print('hidden')
+os.sys.stdout.flush()
+while not os.path.exists('/tmp/tunnel-done'):
+    time.sleep(0.05)
+`;
+      let out = '';
+      let counted: () => void = () => undefined;
+      const answered = new Promise<void>((resolve) => (counted = resolve));
+      const running = w.engine.execStream(
+        sb.id,
+        { cmd: ['python3', '-c', script] },
+        {
+          onStdout: (c) => {
+            out += c.toString();
+            if (out.split('\n').length > 2) counted();
+          },
+        },
+      );
+      await answered;
+      const fromHost = runtime === 'runsc' ? null : relaySocketsOnHost(sb.id);
+      await sh('touch /tmp/tunnel-done');
+      expect((await running).exitCode).toBe(0);
+      const [status, inside] = out.trim().split('\n');
+      expect(status).toBe('HTTP/1.1 200 Connection Established');
+      // runc: the listening socket only. gVisor: it, the program's connection and the one to the proxy.
+      if (runtime === 'runsc') expect(inside).toBe('3');
+      else expect([inside, fromHost]).toEqual(['hidden', 1]);
+    },
+  );
+
+  it(`refuses a sandbox more than ${MAX_OPEN_PER_SANDBOX} open connections with a 503, and takes new ones once some close`, async () => {
+    const r = await sh(
+      `python3 -c "
+import socket
+held = [socket.create_connection(('127.0.0.1', 3128)) for i in range(${MAX_OPEN_PER_SANDBOX})]
+over = socket.create_connection(('127.0.0.1', 3128))
+answer = b''.join(iter(lambda: over.recv(4096), b''))
+print(answer.split(b'\\r\\n\\r\\n')[1].decode(), end='')
+for s in held: s.close()
+" && curl -sS http://allowed.test:${httpPort}/after`,
+    );
+    expect(r.err).toBe('');
+    expect(r.out).toBe(
+      `warden egress: this sandbox has ${MAX_OPEN_PER_SANDBOX} connections open, the most it may; close some and try again\nhello /after\n`,
+    );
   });
 
   it('denies a host by its rule with a fast 403, for plain HTTP and CONNECT alike', async () => {
