@@ -6,6 +6,7 @@ import type { ErrorInfo } from '../../shared/errors.js';
 import type { PodmanEngine } from './podman/podman-engine.js';
 import { defaultImage } from './podman/podman-engine.js';
 import { secretsCheck } from './secrets-check.js';
+import { canTakeDescriptors } from './egress/fd-intake.js';
 import { RUNTIME_INSTALL_HINTS } from './podman/runtimes.js';
 
 export interface DoctorInput {
@@ -117,6 +118,17 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
     detail: disk
       ? `not enforced here: ${disk}`
       : "enforced: each sandbox's writable layer lives on a loop-mounted ext4 file of its disk size",
+  });
+  checks.push({
+    name: 'egress carrier',
+    // Egress works either way; this only says how fast its bytes go under runc.
+    ok: true,
+    detail: canTakeDescriptors()
+      ? "runc sandboxes hand each connection's socket to the proxy (gVisor's relay carries the bytes itself)"
+      : "every egress relay carries the bytes itself (about half a nat download's speed): the fd-intake addon was not built",
+    ...(canTakeDescriptors()
+      ? {}
+      : { fix: 'rebuild with Node headers present: `node scripts/build-runner.mjs` (Debian: they ship with nodejs)' }),
   });
   checks.push(
     after.defaultRuntime
