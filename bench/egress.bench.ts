@@ -4,7 +4,8 @@
 // set-up overhead p50 ≤ 5 ms over the direct connection. The server runs in a process of its own, as
 // a real destination does: in the bench's process it would share the proxy's event loop, a cost the
 // `nat` download never pays.
-//   npm run bench egress            (BENCH_EGRESS_MB, BENCH_EGRESS_RUNS, BENCH_EGRESS_SMALL to change sizes)
+//   npm run bench egress            (BENCH_EGRESS_MB, BENCH_EGRESS_RUNS, BENCH_EGRESS_SMALL to change sizes;
+//                                    BENCH_EGRESS_RUNTIME=runsc for gVisor, whose section is written apart)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -19,6 +20,7 @@ import { machineLine, summarize, writeResultsSection } from './results-file.js';
 const MB = Number(process.env.BENCH_EGRESS_MB ?? 100);
 const RUNS = Number(process.env.BENCH_EGRESS_RUNS ?? 5);
 const SMALL = Number(process.env.BENCH_EGRESS_SMALL ?? 60);
+const RUNTIME = process.env.BENCH_EGRESS_RUNTIME as 'runc' | 'runsc' | undefined;
 
 const ORIGIN = `
 const chunk = Buffer.alloc(1024 * 1024, 7);
@@ -49,7 +51,9 @@ warden.engine.egress.policy = () =>
   });
 const made: string[] = [];
 const create = async (network: 'egress' | 'nat') => {
-  const info = await podman.sandboxes.create(SandboxSpecSchema.parse({ name: `bench-egress-${network}-${process.pid}`, network }));
+  const info = await podman.sandboxes.create(
+    SandboxSpecSchema.parse({ name: `bench-egress-${network}-${process.pid}`, network, ...(RUNTIME ? { runtime: RUNTIME } : {}) }),
+  );
   made.push(info.id);
   return info.id;
 };
@@ -94,10 +98,10 @@ try {
   const f = (n: number) => n.toFixed(2);
   const load = `load average ${loadStart.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end (${availableParallelism()} cores)`;
   const md = [
-    '## Egress (issue 14)',
+    `## Egress (issue 14)${RUNTIME === 'runsc' ? ', under gVisor' : ''}`,
     '',
     machineLine(),
-    `A ${MB} MB download with curl from a server on this host, ${RUNS} runs each, interleaved: from an \`egress\` sandbox (under runc its relay hands the program's connection itself to Warden's proxy over the sandbox's Unix socket; past the decision the pump splices it to the origin; name pinned by \`resolve\`) and from a \`nat\` sandbox (directly to host.containers.internal). Set-up: a small request, curl's time to first byte, ${SMALL} runs each. Runtime: ${podman.info().defaultRuntime}. The origin server runs in its own process; ${load}.`,
+    `A ${MB} MB download with curl from a server on this host, ${RUNS} runs each, interleaved: from an \`egress\` sandbox (under runc its relay hands the program's connection itself to Warden's proxy over the sandbox's Unix socket; past the decision the pump splices it to the origin; name pinned by \`resolve\`) and from a \`nat\` sandbox (directly to host.containers.internal). Set-up: a small request, curl's time to first byte, ${SMALL} runs each. Runtime: ${RUNTIME ?? podman.info().defaultRuntime}. The origin server runs in its own process; ${load}.`,
     '',
     '| figure | egress p50 | egress p95 | nat p50 (baseline) | result | target |',
     '|---|---|---|---|---|---|',
@@ -106,12 +110,12 @@ try {
     ...(ratio < 0.8 || paired.p50 < 0.8
       ? [
           '',
-          `Under the target in this run. Where the bytes go: under runc the program's own socket is spliced to the origin's by the pump on the host (one extra TCP connection against nat's veth pair); under gVisor (${podman.info().defaultRuntime === 'runsc' ? 'this run' : 'not this run'}) the relay in the sandbox also carries every byte over the Unix socket, about half of nat's speed. Earlier carriers: frames over an engine exec (ratio 0.16, 2026-11-26); the relay carrying bytes under runc (0.50 idle, 2026-11-27).`,
+          `Under the target in this run. Where the bytes go: under runc the program's own socket is spliced to the origin's by the pump on the host (one extra TCP connection against nat's veth pair); under gVisor (${(RUNTIME ?? podman.info().defaultRuntime) === 'runsc' ? 'this run' : 'not this run'}) the relay in the sandbox also carries every byte over the Unix socket (and gVisor's netstack every byte of both). Earlier carriers: frames over an engine exec (ratio 0.16, 2026-11-26); the relay carrying bytes under runc (0.50 idle, 2026-11-27).`,
         ]
       : []),
   ].join('\n');
   console.log(md);
-  writeResultsSection('egress', md);
+  writeResultsSection(RUNTIME === 'runsc' ? 'egress-runsc' : 'egress', md);
 } finally {
   for (const id of made) await podman.sandboxes.destroy(id).catch(() => undefined);
   warden.close();
