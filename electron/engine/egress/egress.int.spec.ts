@@ -20,6 +20,7 @@ import { closeTestWarden, openTestWarden, type TestWarden } from '../../test-sup
 import { runscInstalled } from '../podman/oci-runtime.js';
 import { egressOf } from './egress-registry.js';
 import { MAX_OPEN_PER_SANDBOX } from './egress-intake.js';
+import { MAX_PENDING_ASKS } from './ask-queue.js';
 import { egressDirOf } from './egress-dir.js';
 import type { LibpodInspect } from '../podman/sandbox-info.js';
 import { adoptEgress } from './serve-egress.js';
@@ -130,6 +131,9 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
   let gateway: Gateway;
   const asked: ApprovalInfo[] = [];
   let answer: ApprovalDecision = 'deny';
+  /** While set, questions wait (their ids in `held`) until the spec answers them. */
+  let hold = false;
+  const held: string[] = [];
 
   beforeAll(async () => {
     w = await openTestWarden();
@@ -141,7 +145,8 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
     egressThroughGateway(w.engine.egress, gateway, w.warden.audit);
     w.engine.events.on('approval.requested', (info) => {
       asked.push(info);
-      gateway.approvals.decide(info.id, answer, 'tester');
+      if (hold) held.push(info.id);
+      else gateway.approvals.decide(info.id, answer, 'tester');
     });
     sb = await w.t.create({ network: 'egress', runtime });
   });
@@ -288,6 +293,33 @@ for s in held: s.close()
     const again: Buffer[] = [];
     await gateway.exec(ctx, sb.id, { cmd: curl }, { onStdout: (c) => void again.push(c) });
     expect([Buffer.concat(again).toString(), asked.length]).toEqual(['200', 3]);
+  });
+
+  it(`denies an asked connection without asking while ${MAX_PENDING_ASKS} questions from the sandbox wait for a person`, async () => {
+    hold = true;
+    const before = asked.length;
+    const ports = Array.from({ length: MAX_PENDING_ASKS }, (_, i) => 20000 + i);
+    const out: Buffer[] = [];
+    const waiting = w.engine.execStream(
+      sb.id,
+      { cmd: `for p in ${ports.join(' ')}; do curl -sS -o /dev/null -w '%{http_code}\\n' http://asked.test:$p/ & done; wait` },
+      { onStdout: (c) => void out.push(c) },
+    );
+    await new Promise<void>((resolve) => {
+      const check = () => asked.length >= before + MAX_PENDING_ASKS && (stop(), resolve());
+      const stop = w.engine.events.on('approval.requested', () => setImmediate(check));
+      check();
+    });
+    const over = await sh(`curl -sS -w '%{http_code}' http://asked.test:29999/`);
+    expect(over.out).toBe(
+      `warden egress: GET http://asked.test:29999 denied: egress.rules[3] (host asked.test, cidr 127.0.0.1/32, ask); ` +
+        `${MAX_PENDING_ASKS} questions from this sandbox are already waiting for a person; denied without asking (answer those first)\n403`,
+    );
+    hold = false;
+    for (const id of held.splice(0)) gateway.approvals.decide(id, 'deny', 'tester');
+    expect((await waiting).exitCode).toBe(0);
+    expect(Buffer.concat(out).toString()).toBe('403\n'.repeat(MAX_PENDING_ASKS));
+    expect(asked.length).toBe(before + MAX_PENDING_ASKS);
   });
 
   it('refuses cloud metadata, by literal and through a name pinned to it', async () => {

@@ -4,6 +4,7 @@
 // in that sandbox, if any). The answer is recorded as approval.decided, as for calls; nobody
 // answering within the policy's approvals.timeoutMs denies it.
 import type { EgressAsker } from '../egress/egress-ask.js';
+import { sharedAsker } from '../egress/ask-queue.js';
 import type { EgressService } from '../egress/serve-egress.js';
 import { appendDurably, type AuditSink } from '../audit-sink.js';
 import type { Gateway } from './gateway.js';
@@ -16,7 +17,7 @@ import type { Run, RunStore } from './runs.js';
  */
 export function egressThroughGateway(egress: EgressService, gateway: Gateway, audit: AuditSink): void {
   egress.policy = () => gateway.policy.egress;
-  egress.ask = egressAsker(gateway, audit);
+  egress.ask = sharedAsker(egressAsker(gateway, audit), (sandboxId) => callInFlight(gateway.runs, sandboxId)?.run.id ?? null);
   egress.meter = (sandboxId) => {
     const made = callInFlight(gateway.runs, sandboxId);
     if (!made) return null;
