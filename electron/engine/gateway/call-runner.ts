@@ -46,14 +46,7 @@ export class CallRunner {
     this.finish(call);
     let thrown = denial;
     try {
-      await this.log.record(call, spec.ctx.agent, spec.sandboxId, 'policy.denied', {
-        runId: spec.run.id,
-        callId: call.id,
-        index: call.index,
-        tool: spec.tool,
-        args: spec.args,
-        decision,
-      });
+      await this.log.record(call, spec.ctx.agent, spec.sandboxId, 'policy.denied', decisionPayload(spec, call, decision));
     } catch (err) {
       thrown = denial.withMessage(
         `${denial.message} (and the ledger could not record this denial yet: ${(err as Error).message}; it will be written when the ledger takes it)`,
@@ -173,14 +166,7 @@ export class CallRunner {
 
   /** The allowed decision's entry; once it is durable, the call is "running" (said once). */
   private allowed<T>(spec: CallSpec<T>, call: ToolCallInfo, decision: CallDecision): Allowed {
-    const record = this.log.entry(spec.ctx.agent, spec.sandboxId, 'policy.allowed', {
-      runId: spec.run.id,
-      callId: call.id,
-      index: call.index,
-      tool: spec.tool,
-      args: spec.args,
-      decision,
-    });
+    const record = this.log.entry(spec.ctx.agent, spec.sandboxId, 'policy.allowed', decisionPayload(spec, call, decision));
     const allowed: Allowed = {
       record,
       written: false,
@@ -226,4 +212,9 @@ interface Allowed {
   record: AuditRecord;
   written: boolean;
   running: () => void;
+}
+
+/** What a decision's entry (policy.allowed, policy.denied) says: which call, its arguments, the decision. */
+function decisionPayload<T>(spec: CallSpec<T>, call: ToolCallInfo, decision: CallDecision): Record<string, unknown> {
+  return { runId: spec.run.id, callId: call.id, index: call.index, tool: spec.tool, args: spec.args, decision };
 }

@@ -1,8 +1,8 @@
 // An agent's sandbox lifecycle verbs after create: start, stop and destroy, a new TTL, pause and
 // resume, each on a sandbox the agent may act on (another's is "not found", as everywhere), filed
-// into its run and recorded. A TTL is a create limit: an agent may set at most policy.create.maxTtlSeconds from
-// now and may not take the TTL away (the user may). Calls into a paused sandbox are refused here
-// with a clear error, never left waiting on a frozen process.
+// into its run and recorded. A TTL is a create limit: an agent may set at most
+// policy.create.maxTtlSeconds from now and may not take the TTL away (the user may). Calls into a
+// paused sandbox are refused here with a clear error, never left waiting on a frozen process.
 import { WardenError } from '../../../shared/errors.js';
 import type { Policy } from '../../../shared/types/policy.js';
 import type { ToolName } from '../../../shared/types/run.js';
