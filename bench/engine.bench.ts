@@ -1,6 +1,6 @@
 // Engine speed against the podman CLI a user would otherwise use, measured in the same run.
 //   npm run bench engine
-import { spawnSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { SandboxSpecSchema } from '../shared/types/sandbox.js';
 import { hostLimits } from '../electron/engine/podman/host-limits.js';
 import { sandboxRlimits } from '../electron/engine/podman/container-spec.js';
 import { machineLine, summarize, writeResultsSection } from './results-file.js';
+import { cliEnv, timeCli, timeExecTrue } from './podman-cli.js';
 import { openWarden } from '../electron/engine/open-warden.js';
 import { installSeccompProfile } from '../electron/engine/podman/wall.js';
 
@@ -20,8 +21,6 @@ const EXEC_RUNS = Number(process.env.BENCH_EXEC_RUNS ?? 50);
 const THROUGHPUT_MB = 200;
 
 const home = mkdtempSync(join(tmpdir(), 'warden-bench-'));
-const localEnv = { ...process.env };
-delete localEnv.CONTAINER_HOST;
 
 function podmanArgs(runtime: string): string[] {
   // The same runtime and ulimits Warden uses, or the CLI would not start a container on this host at all.
@@ -29,18 +28,10 @@ function podmanArgs(runtime: string): string[] {
   return ['--runtime', runtime, ...ulimits];
 }
 
-function timeCli(args: string[]): number {
-  const started = performance.now();
-  const r = spawnSync('podman', args, { env: localEnv, stdio: ['ignore', 'ignore', 'pipe'] });
-  const ms = performance.now() - started;
-  if (r.status !== 0) throw new Error(`podman ${args.join(' ')} failed: ${r.stderr.toString()}`);
-  return ms;
-}
-
 function timeCliToDevNull(args: string[]): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn('podman', args, { env: localEnv, stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn('podman', args, { env: cliEnv, stdio: ['ignore', 'ignore', 'inherit'] });
     child.on('close', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`podman exited ${code}`))));
   });
 }
@@ -180,15 +171,8 @@ async function main(): Promise<void> {
 
   // 2. Exec round trip of `true`.
   const sb = await engine.sandboxes.create(SandboxSpecSchema.parse({ name: 'bench-exec' }));
-  const execOurs: number[] = [];
-  const execBase: number[] = [];
-  for (let i = 0; i < EXEC_RUNS; i++) {
-    const started = performance.now();
-    await runExec(engine.connection, sb.id, { cmd: ['true'] });
-    execOurs.push(performance.now() - started);
-    execBase.push(timeCli(['exec', sb.name, 'true']));
-  }
-  const exec = { ours: summarize(execOurs), base: summarize(execBase) };
+  const execTimes = await timeExecTrue(engine.connection, sb, EXEC_RUNS);
+  const exec = { ours: summarize(execTimes.ours), base: summarize(execTimes.base) };
   console.log(`exec: ours p50 ${fmt(exec.ours.p50)} ms, podman exec p50 ${fmt(exec.base.p50)} ms`);
 
   // 3. Exec stdout throughput.

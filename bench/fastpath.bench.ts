@@ -6,7 +6,6 @@
 //     vs `podman run --rm IMAGE true` with the same runtime and ulimits.
 // The load figure (20 agents × 200 mixed calls) is the gateway bench's.
 //   npm run bench fastpath
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,14 +20,14 @@ import { sandboxRlimits } from '../electron/engine/podman/container-spec.js';
 import type { WarmPool } from '../electron/engine/pool/warm-pool.js';
 import { PoolConfigSchema } from '../shared/types/pool.js';
 import { machineLine, summarize, writeResultsSection } from './results-file.js';
+import { timeCli } from './podman-cli.js';
+import { timeReady } from './sandbox-ready.js';
 
 const CALL_RUNS = Number(process.env.BENCH_FAST_RUNS ?? 200);
 const CLI_EVERY = 4; // one `podman exec` CLI baseline per this many API calls (a whole process each)
 const READY_RUNS = Number(process.env.BENCH_FAST_READY_RUNS ?? 15);
 
 const home = mkdtempSync(join(tmpdir(), 'warden-bench-fast-'));
-const cliEnv = { ...process.env };
-delete cliEnv.CONTAINER_HOST;
 const policy = parsePolicy(readFileSync(defaultPolicyPath()!, 'utf8'), 'default');
 policy.agents.callsPerMinute = 1_000_000; // the bench measures the path, not the rate limit
 policy.budgets.maxCalls = 1_000_000;
@@ -46,14 +45,6 @@ const server = await startServer({
 const pool = server.engine.pool as WarmPool;
 const fmt = (n: number) => n.toFixed(2);
 type Summary = ReturnType<typeof summarize>;
-
-function timeCli(args: string[]): number {
-  const started = performance.now();
-  const r = spawnSync('podman', args, { env: cliEnv, stdio: ['ignore', 'ignore', 'pipe'] });
-  const ms = performance.now() - started;
-  if (r.status !== 0) throw new Error(`podman ${args.join(' ')} failed: ${r.stderr.toString()}`);
-  return ms;
-}
 
 async function timed<T>(samples: number[], work: () => Promise<T>): Promise<T> {
   const started = performance.now();
@@ -120,19 +111,10 @@ try {
   const created = { pooled: [] as number[], cold: [] as number[] };
   for (let i = -2; i < READY_RUNS; i++) {
     for (const kind of ['pooled', 'cold'] as const) {
-      await pool.settled();
-      server.engine.pool = kind === 'pooled' ? pool : null;
-      const a = new AgentClient(server.url, token, `ready-${kind}-${i + 2}`);
-      const t0 = performance.now();
-      const sb = await a.request('sandbox.create', { body: { name: `bench-fast-${kind}-${i + 2}` } });
-      const t1 = performance.now();
-      const r = await a.exec(sb.id, { cmd: ['true'] });
-      const ms = performance.now() - t0;
-      if (i >= 0) created[kind].push(t1 - t0);
-      server.engine.pool = pool;
-      if (r.code !== 0) throw new Error('exec true failed');
-      await a.request('sandbox.destroy', { params: { id: sb.id } });
-      if (i >= 0) ready[kind].push(ms);
+      const t = await timeReady(server, pool, token, { kind, agent: `ready-${kind}-${i + 2}`, sandbox: `bench-fast-${kind}-${i + 2}` });
+      if (i < 0) continue; // warm-up
+      created[kind].push(t.create);
+      ready[kind].push(t.ready);
     }
     const ms = timeCli(runArgs);
     if (i >= 0) ready.run.push(ms);

@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { PodmanEngine } from '../electron/engine/podman/podman-engine.js';
 import { openAuditLedger } from '../electron/engine/open-warden.js';
 import { startServer } from '../electron/server/index.js';
-import { AgentClient } from '../electron/server/client.js';
 import { parsePolicy, defaultPolicyPath } from '../electron/engine/gateway/policy-load.js';
 import type { WarmPool } from '../electron/engine/pool/warm-pool.js';
 import { PoolConfigSchema } from '../shared/types/pool.js';
 import { machineLine, summarize, writeResultsSection } from './results-file.js';
+import { timeReady } from './sandbox-ready.js';
 
 const RUNS = Number(process.env.BENCH_POOL_RUNS ?? 15);
 
@@ -37,25 +37,20 @@ try {
   const timed = { pooled: { create: [] as number[], ready: [] as number[] }, cold: { create: [] as number[], ready: [] as number[] } };
   for (let i = -2; i < RUNS; i++) {
     for (const kind of ['pooled', 'cold'] as const) {
-      await pool.settled();
-      server.engine.pool = kind === 'pooled' ? pool : null;
-      // A run ends with its sandbox: one per create.
-      const agent = new AgentClient(server.url, token, `pool-${kind}-${i + 2}`);
-      const t0 = performance.now();
-      const sb = await agent.request('sandbox.create', { body: { name: `bench-pool-${kind}-${i + 2}` } });
-      const t1 = performance.now();
-      const r = await agent.exec(sb.id, { cmd: ['true'] });
-      const t2 = performance.now();
-      server.engine.pool = pool;
-      if (r.code !== 0) throw new Error('exec true failed');
-      const pooled = ledger
-        .entries({ sandboxId: sb.id })
-        .some((e) => e.kind === 'sandbox.created' && (e.payload as { pooled?: boolean }).pooled);
-      if (pooled !== (kind === 'pooled')) throw new Error(`a ${kind} run was ${pooled ? 'pooled' : 'cold'}`);
-      await agent.request('sandbox.destroy', { params: { id: sb.id } });
+      const t = await timeReady(server, pool, token, {
+        kind,
+        agent: `pool-${kind}-${i + 2}`,
+        sandbox: `bench-pool-${kind}-${i + 2}`,
+        check: (sandboxId) => {
+          const pooled = ledger
+            .entries({ sandboxId })
+            .some((e) => e.kind === 'sandbox.created' && (e.payload as { pooled?: boolean }).pooled);
+          if (pooled !== (kind === 'pooled')) throw new Error(`a ${kind} run was ${pooled ? 'pooled' : 'cold'}`);
+        },
+      });
       if (i < 0) continue; // warm-up
-      timed[kind].create.push(t1 - t0);
-      timed[kind].ready.push(t2 - t0);
+      timed[kind].create.push(t.create);
+      timed[kind].ready.push(t.ready);
     }
   }
   const s = {

@@ -1,7 +1,6 @@
 // gVisor (runsc) beside runc: sandbox ready and exec round trip through Warden's engine, each
 // against the podman CLI with the same runtime (runsc through the same wrapper), in the same run.
 //   npm run bench runtimes
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,21 +11,12 @@ import { sandboxRlimits } from '../electron/engine/podman/container-spec.js';
 import { hostLimits } from '../electron/engine/podman/host-limits.js';
 import { SandboxSpecSchema, type RuntimeName } from '../shared/types/sandbox.js';
 import { machineLine, summarize, writeResultsSection } from './results-file.js';
+import { timeCli, timeExecTrue } from './podman-cli.js';
 
 const READY_RUNS = Number(process.env.BENCH_READY_RUNS ?? 15);
 const EXEC_RUNS = Number(process.env.BENCH_EXEC_RUNS ?? 30);
 const home = mkdtempSync(join(tmpdir(), 'warden-bench-'));
-const localEnv = { ...process.env };
-delete localEnv.CONTAINER_HOST;
 const fmt = (n: number) => n.toFixed(1);
-
-function timeCli(args: string[]): number {
-  const started = performance.now();
-  const r = spawnSync('podman', args, { env: localEnv, stdio: ['ignore', 'ignore', 'pipe'] });
-  const ms = performance.now() - started;
-  if (r.status !== 0) throw new Error(`podman ${args.join(' ')} failed: ${r.stderr.toString()}`);
-  return ms;
-}
 
 type Summary = ReturnType<typeof summarize>;
 interface Figures {
@@ -57,18 +47,11 @@ async function measure(engine: PodmanEngine, runtime: RuntimeName): Promise<Figu
     process.stdout.write('.');
   }
   const sb = await engine.sandboxes.create(spec(`bench-${runtime}-exec`));
-  const execOurs: number[] = [];
-  const execBase: number[] = [];
-  for (let i = 0; i < EXEC_RUNS; i++) {
-    const started = performance.now();
-    await runExec(engine.connection, sb.id, { cmd: ['true'] });
-    execOurs.push(performance.now() - started);
-    execBase.push(timeCli(['exec', sb.name, 'true']));
-  }
+  const execTimes = await timeExecTrue(engine.connection, sb, EXEC_RUNS);
   await engine.sandboxes.destroy(sb.id);
   const figures = {
     ready: { ours: summarize(ours), base: summarize(base) },
-    exec: { ours: summarize(execOurs), base: summarize(execBase) },
+    exec: { ours: summarize(execTimes.ours), base: summarize(execTimes.base) },
   };
   console.log(
     `\n${runtime}: ready p50 ${fmt(figures.ready.ours.p50)} ms (podman run ${fmt(figures.ready.base.p50)}), exec p50 ${fmt(figures.exec.ours.p50)} ms (podman exec ${fmt(figures.exec.base.p50)})`,

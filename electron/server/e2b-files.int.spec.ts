@@ -5,25 +5,16 @@
 // tree, a directory moved into itself, trees too deep or too large (refused whole, nothing removed).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Sandbox, type FilesystemEvent } from 'e2b';
-import { E2B_PREFIX } from '../../shared/contracts/e2b-routes.js';
 import { openTestServer, type TestServer } from '../test-support/test-server.js';
 import { TEST_LABEL_KEY } from '../test-support/test-label.js';
+import { failure, pointE2bAt } from '../test-support/e2b-sdk.js';
 import { MAX_TREE_DEPTH, MAX_TREE_ENTRIES } from '../engine/podman/file-tree.js';
 import { MAX_AGENT_WATCHES } from './e2b/envd-watch.js';
 
 let ts: TestServer;
 let sbx: Sandbox;
 const AGENT = 'e2b-files';
-const saved = { url: process.env.E2B_API_URL, sandboxUrl: process.env.E2B_SANDBOX_URL, key: process.env.E2B_API_KEY };
-
-async function failure(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected the call to fail');
-}
+let restoreEnv = () => {};
 
 const sh = async (cmd: string) => (await sbx.commands.run(cmd)).stdout;
 const names = async (path: string, depth: number) => (await sbx.files.list(path, { depth })).map((e) => `${e.path}:${e.type}`);
@@ -31,18 +22,14 @@ const names = async (path: string, depth: number) => (await sbx.files.list(path,
 beforeAll(async () => {
   // The default policy: .env hidden anywhere, /workspace/.git/hooks read-only.
   ts = await openTestServer();
-  process.env.E2B_API_URL = `${ts.server.url}${E2B_PREFIX}`;
-  process.env.E2B_SANDBOX_URL = `${ts.server.url}${E2B_PREFIX}`;
-  process.env.E2B_API_KEY = ts.server.tokens.create(AGENT).token;
+  restoreEnv = pointE2bAt(ts, AGENT);
   sbx = await Sandbox.create({ metadata: { [TEST_LABEL_KEY]: ts.t.runId }, timeoutMs: 600_000 });
   // Outside the workspace, where no file call may reach.
   await sh('mkdir -p /tmp/victim && echo keep > /tmp/victim/keep.txt');
 });
 
 afterAll(async () => {
-  process.env.E2B_API_URL = saved.url;
-  process.env.E2B_SANDBOX_URL = saved.sandboxUrl;
-  process.env.E2B_API_KEY = saved.key;
+  restoreEnv();
   await ts?.close();
 });
 

@@ -4,23 +4,14 @@
 // a call in the agent's run, an entry in the ledger, another agent's sandbox "not found".
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommandExitError, Sandbox } from 'e2b';
-import { E2B_PREFIX } from '../../shared/contracts/e2b-routes.js';
 import { openTestServer, policyWith, type TestServer } from '../test-support/test-server.js';
 import { TEST_LABEL_KEY } from '../test-support/test-label.js';
+import { failure, pointE2bAt } from '../test-support/e2b-sdk.js';
 
 let ts: TestServer;
 const AGENT = 'e2b-life';
 const MAX_TTL_S = 3600;
-const saved = { url: process.env.E2B_API_URL, sandboxUrl: process.env.E2B_SANDBOX_URL, key: process.env.E2B_API_KEY };
-
-async function failure(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected the call to fail');
-}
+let restoreEnv = () => {};
 
 const create = (timeoutMs = 600_000) => Sandbox.create({ metadata: { [TEST_LABEL_KEY]: ts.t.runId }, timeoutMs });
 /** Seconds from now until the sandbox's endAt, as the SDK reads it. */
@@ -38,15 +29,11 @@ beforeAll(async () => {
       p.create.maxTtlSeconds = MAX_TTL_S;
     }),
   );
-  process.env.E2B_API_URL = `${ts.server.url}${E2B_PREFIX}`;
-  process.env.E2B_SANDBOX_URL = `${ts.server.url}${E2B_PREFIX}`;
-  process.env.E2B_API_KEY = ts.server.tokens.create(AGENT).token;
+  restoreEnv = pointE2bAt(ts, AGENT);
 });
 
 afterAll(async () => {
-  process.env.E2B_API_URL = saved.url;
-  process.env.E2B_SANDBOX_URL = saved.sandboxUrl;
-  process.env.E2B_API_KEY = saved.key;
+  restoreEnv();
   await ts?.close();
 });
 

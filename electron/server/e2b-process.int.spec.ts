@@ -11,20 +11,12 @@ import { CommandExitError, Sandbox, type CommandHandle } from 'e2b';
 import { E2B_PREFIX } from '../../shared/contracts/e2b-routes.js';
 import { openTestServer, policyWith, type TestServer } from '../test-support/test-server.js';
 import { TEST_LABEL_KEY } from '../test-support/test-label.js';
+import { failure, pointE2bAt } from '../test-support/e2b-sdk.js';
 
 let ts: TestServer;
 let sbx: Sandbox;
 const AGENT = 'e2b-proc-agent';
-const saved = { url: process.env.E2B_API_URL, sandboxUrl: process.env.E2B_SANDBOX_URL, key: process.env.E2B_API_KEY };
-
-async function failure(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected the call to fail');
-}
+let restoreEnv = () => {};
 
 /** Resolves when `text` has been seen in what `collect` gathers. */
 function seen(): { push: (d: string) => void; until: (text: string) => Promise<void>; text: () => string } {
@@ -50,18 +42,14 @@ beforeAll(async () => {
       p.commands.dynamic = 'ask';
     }),
   );
-  process.env.E2B_API_URL = `${ts.server.url}${E2B_PREFIX}`;
-  process.env.E2B_SANDBOX_URL = `${ts.server.url}${E2B_PREFIX}`;
-  process.env.E2B_API_KEY = ts.server.tokens.create(AGENT).token;
+  restoreEnv = pointE2bAt(ts, AGENT);
   sbx = await Sandbox.create({ metadata: { [TEST_LABEL_KEY]: ts.t.runId }, timeoutMs: 600_000 });
   await ts.server.engine.attestations.idle();
 });
 
 afterAll(async () => {
   await sbx?.kill().catch(() => undefined);
-  process.env.E2B_API_URL = saved.url;
-  process.env.E2B_SANDBOX_URL = saved.sandboxUrl;
-  process.env.E2B_API_KEY = saved.key;
+  restoreEnv();
   await ts?.close();
 });
 

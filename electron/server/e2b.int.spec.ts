@@ -10,13 +10,14 @@ import { AuthenticationError, CommandExitError, Sandbox } from 'e2b';
 import { E2B_PREFIX } from '../../shared/contracts/e2b-routes.js';
 import { openTestServer, policyWith, type TestServer } from '../test-support/test-server.js';
 import { TEST_LABEL_KEY } from '../test-support/test-label.js';
+import { failure, saveE2bEnv } from '../test-support/e2b-sdk.js';
 import { removeServerFile, writeServerFile } from './server-file.js';
 import { TokenStore } from './tokens.js';
 
 let ts: TestServer;
 let sbx: Sandbox;
 const AGENT = 'e2b-agent';
-const saved = { url: process.env.E2B_API_URL, sandboxUrl: process.env.E2B_SANDBOX_URL, key: process.env.E2B_API_KEY };
+let restoreEnv = () => {};
 
 /** The CLI from source, async: the server runs in this process and must keep answering while it waits. */
 function warden(args: string[], home: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
@@ -32,16 +33,6 @@ function warden(args: string[], home: string): Promise<{ status: number | null; 
   });
 }
 
-/** The error a promise ends with (the spec fails if it does not end with one). */
-async function failure(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected the call to fail');
-}
-
 beforeAll(async () => {
   ts = await openTestServer(
     policyWith((p) => {
@@ -54,6 +45,7 @@ beforeAll(async () => {
   // What `warden serve` writes for the CLI; then the SDK gets exactly what `warden e2b env` prints.
   writeServerFile(ts.t.home, { pid: process.pid, port: ts.server.port, url: ts.server.url, startedAt: new Date().toISOString() });
   const env = await warden(['e2b', 'env', '--agent', AGENT], ts.t.home);
+  restoreEnv = saveE2bEnv();
   expect(env.status, env.stderr).toBe(0);
   for (const line of env.stdout.trim().split('\n')) {
     const m = /^export (E2B_[A-Z_]+)='([^']*)'$/.exec(line);
@@ -67,9 +59,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  process.env.E2B_API_URL = saved.url;
-  process.env.E2B_SANDBOX_URL = saved.sandboxUrl;
-  process.env.E2B_API_KEY = saved.key;
+  restoreEnv();
   if (ts) removeServerFile(ts.t.home);
   await ts?.close();
 });

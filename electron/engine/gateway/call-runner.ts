@@ -1,13 +1,15 @@
 // One tool call through the gateway, in a fixed order: run → budgets (wall time, steps) → breaker →
-// policy (allow / deny / ask, waiting on a person for ask) → ledger entry for the decision → the
-// engine, under the agent's name → result into the run and the breaker. Every decision, allowed or
-// denied, is a ledger entry; a denied call never reaches the engine. A snapshot policy asks for
-// (auto-snapshots.ts) is taken once the call is allowed and before it runs; one that fails denies it.
+// policy (allow / deny / ask, waiting on a person for ask: approval-ask.ts) → ledger entry for the
+// decision → the engine, under the agent's name → result into the run and the breaker. Every
+// decision, allowed or denied, is a ledger entry; a denied call never reaches the engine. A snapshot
+// policy asks for (auto-snapshots.ts) is taken once the call is allowed and before it runs; one
+// that fails denies it.
 import { WardenError, toErrorInfo } from '../../../shared/errors.js';
 import type { CallDecision, ToolCallInfo, ToolName } from '../../../shared/types/run.js';
 import type { AuditRecord } from '../audit-sink.js';
 import type { AgentLimits } from './agent-limits.js';
 import type { AutoSnapshots } from './auto-snapshots.js';
+import { ApprovalAsk } from './approval-ask.js';
 import { NO_BREAKER } from './breaker.js';
 import type { Approvals } from './approvals.js';
 import type { ContextAuditSink } from './audit-context.js';
@@ -18,15 +20,17 @@ import type { RunStore } from './runs.js';
 
 export class CallRunner {
   private readonly log: DecisionLog;
+  private readonly asker: ApprovalAsk;
 
   constructor(
     private readonly runs: RunStore,
-    private readonly approvals: Approvals,
+    approvals: Approvals,
     audit: ContextAuditSink,
     private readonly limits: AgentLimits | null = null,
     private readonly snapshots: AutoSnapshots | null = null,
   ) {
     this.log = new DecisionLog(runs, audit);
+    this.asker = new ApprovalAsk(runs, approvals, this.log);
   }
 
   /** A call refused before any run could take it (the agent has its most runs open): recorded, then thrown. */
@@ -42,14 +46,7 @@ export class CallRunner {
     this.finish(call);
     let thrown = denial;
     try {
-      await this.log.record(call, spec.ctx.agent, spec.sandboxId, 'policy.denied', {
-        runId: spec.run.id,
-        callId: call.id,
-        index: call.index,
-        tool: spec.tool,
-        args: spec.args,
-        decision,
-      });
+      await this.log.record(call, spec.ctx.agent, spec.sandboxId, 'policy.denied', decisionPayload(spec, call, decision));
     } catch (err) {
       thrown = denial.withMessage(
         `${denial.message} (and the ledger could not record this denial yet: ${(err as Error).message}; it will be written when the ledger takes it)`,
@@ -104,7 +101,7 @@ export class CallRunner {
       const denial = GatewayDenial.fromVerdict(err);
       return failed(denial, { action: 'deny', source: 'policy', reason: denial.message, denyReason: denial.reason });
     }
-    const { decision, refused } = await this.ask(spec, call, verdict);
+    const { decision, refused } = await this.asker.decide(spec, call, verdict);
     if (refused) return failed(refused, decision);
     if (decision.action === 'deny') return failed(GatewayDenial.byPolicy(verdict), decision);
     const { snapshots, sandboxId } = { snapshots: this.snapshots, sandboxId: spec.sandboxId };
@@ -167,97 +164,9 @@ export class CallRunner {
     return null;
   }
 
-  /**
-   * The verdict as a decision: an ask already approved for this run passes; another waits on a person
-   * (the answer is recorded as approval.decided). `refused` when the person said no or nobody answered.
-   */
-  private async ask<T>(
-    spec: CallSpec<T>,
-    call: ToolCallInfo,
-    verdict: PolicyVerdict,
-  ): Promise<{ decision: CallDecision; refused?: GatewayDenial }> {
-    const { run, ctx } = spec;
-    const decision: CallDecision = {
-      action: verdict.action,
-      source: verdict.source,
-      reason: verdict.reason,
-      ...(verdict.denyReason ? { denyReason: verdict.denyReason } : {}),
-    };
-    const scopes = verdict.scopes ?? [verdict.scope];
-    if (verdict.action !== 'ask') return { decision };
-    if (scopes.every((s) => run.approvedForRun.has(s)))
-      return {
-        decision: { action: 'allow', source: `approved for this run (${(verdict.programs ?? scopes).join('; ')})`, reason: verdict.reason },
-      };
-    call.status = 'awaiting-approval';
-    call.decision = decision;
-    this.runs.callChanged(call);
-    // What the person is shown is what the decision binds: the effect's digest goes on the call and in the entry.
-    const effect = await verdict.effect?.();
-    if (effect) call.digests = { ...call.digests, effect: effect.sha256 };
-    const approval = await this.approvals.request(
-      {
-        runId: run.id,
-        callId: call.id,
-        agent: ctx.agent,
-        sandboxId: spec.sandboxId,
-        tool: spec.tool,
-        summary: verdict.summary,
-        programs: verdict.programs ?? [],
-        reason: verdict.reason,
-        ...(effect ? { effect } : {}),
-      },
-      spec.policy.approvals.timeoutMs,
-      (info) => spec.hooks?.onApproval?.({ id: info.id, deadline: info.deadline, reason: verdict.reason }),
-    );
-    const approved = approval.status === 'approved';
-    const timeout = approval.status === 'timeout';
-    const decided: CallDecision = {
-      action: approved ? 'allow' : 'deny',
-      source: verdict.source,
-      reason: verdict.reason,
-      ...(approved ? {} : { denyReason: timeout ? ('approval-timeout' as const) : ('approval-denied' as const) }),
-      approval: {
-        id: approval.id,
-        decision: approval.decision ?? 'timeout',
-        by: approval.decidedBy,
-        at: approval.decidedAt ?? new Date().toISOString(),
-      },
-    };
-    await this.log.record(call, approval.decidedBy ?? 'system', spec.sandboxId, 'approval.decided', {
-      runId: run.id,
-      callId: call.id,
-      approvalId: approval.id,
-      tool: spec.tool,
-      summary: verdict.summary,
-      programs: approval.programs,
-      status: approval.status,
-      decision: approval.decision,
-      by: approval.decidedBy,
-      requestedAt: approval.requestedAt,
-      decidedAt: approval.decidedAt,
-      ...(effect
-        ? { effect: { path: effect.path, kind: effect.kind, sha256: effect.sha256, before: effect.before, after: effect.after } }
-        : {}),
-    });
-    if (approval.decision === 'approve-run') for (const s of scopes) run.approvedForRun.add(s);
-    if (approved) return { decision: decided };
-    const refused = timeout
-      ? GatewayDenial.approvalTimeout(verdict.summary, spec.policy.approvals.timeoutMs, this.approvals.watching())
-      : GatewayDenial.approvalDenied(verdict.summary, approval.decidedBy);
-    return { decision: decided, refused };
-  }
-
   /** The allowed decision's entry; once it is durable, the call is "running" (said once). */
   private allowed<T>(spec: CallSpec<T>, call: ToolCallInfo, decision: CallDecision): Allowed {
-    const record = this.log.entry(spec.ctx.agent, spec.sandboxId, 'policy.allowed', {
-      runId: spec.run.id,
-      callId: call.id,
-      index: call.index,
-      tool: spec.tool,
-      args: spec.args,
-      decision,
-    });
+    const record = this.log.entry(spec.ctx.agent, spec.sandboxId, 'policy.allowed', decisionPayload(spec, call, decision));
     const allowed: Allowed = {
       record,
       written: false,
@@ -303,4 +212,9 @@ interface Allowed {
   record: AuditRecord;
   written: boolean;
   running: () => void;
+}
+
+/** What a decision's entry (policy.allowed, policy.denied) says: which call, its arguments, the decision. */
+function decisionPayload<T>(spec: CallSpec<T>, call: ToolCallInfo, decision: CallDecision): Record<string, unknown> {
+  return { runId: spec.run.id, callId: call.id, index: call.index, tool: spec.tool, args: spec.args, decision };
 }

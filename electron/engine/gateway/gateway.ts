@@ -51,8 +51,6 @@ export interface GatewayOptions {
   runArchive?: RunArchive;
 }
 
-type Lifecycle = 'sandbox.destroy' | 'sandbox.start' | 'sandbox.stop';
-
 export class Gateway implements GatewayMethodHandlers {
   readonly runs: RunStore;
   readonly approvals: Approvals;
@@ -65,7 +63,7 @@ export class Gateway implements GatewayMethodHandlers {
   readonly snapshots: SnapshotVerbs;
   /** Read, write, list, mkdir, remove and move under /workspace (file-verbs.ts). */
   readonly files: FileVerbs;
-  /** A new TTL, pause and resume (lifecycle-verbs.ts). */
+  /** Start, stop, destroy, a new TTL, pause and resume (lifecycle-verbs.ts). */
   readonly lifecycleVerbs: LifecycleVerbs;
 
   constructor(
@@ -92,7 +90,13 @@ export class Gateway implements GatewayMethodHandlers {
       sandbox,
     });
     this.files = new FileVerbs(engine, () => this.policy, onSandbox, sandbox);
-    this.lifecycleVerbs = new LifecycleVerbs({ engine, policy: () => this.policy, onSandbox, forget: () => this.access.forget() });
+    this.lifecycleVerbs = new LifecycleVerbs({
+      engine,
+      policy: () => this.policy,
+      onSandbox,
+      forget: () => this.access.forget(),
+      destroyed: (id) => this.runs.endForSandbox(id),
+    });
     // Idle runs end even when no call comes to notice them.
     this.sweeper = setInterval(() => this.runs.sweep(), SWEEP_MS);
     this.sweeper.unref();
@@ -165,15 +169,15 @@ export class Gateway implements GatewayMethodHandlers {
   }
 
   destroySandbox(ctx: AgentContext, ref: string): Promise<{ id: string; name: string }> {
-    return this.lifecycle(ctx, ref, 'sandbox.destroy');
+    return this.lifecycleVerbs.destroy(ctx, ref);
   }
 
   startSandbox(ctx: AgentContext, ref: string): Promise<SandboxInfo> {
-    return this.lifecycle(ctx, ref, 'sandbox.start') as Promise<SandboxInfo>;
+    return this.lifecycleVerbs.start(ctx, ref);
   }
 
   stopSandbox(ctx: AgentContext, ref: string): Promise<SandboxInfo> {
-    return this.lifecycle(ctx, ref, 'sandbox.stop') as Promise<SandboxInfo>;
+    return this.lifecycleVerbs.stop(ctx, ref);
   }
 
   async exec(ctx: AgentContext, ref: string, body: ApiExecBody, handlers: ExecHandlers & CallHooks = {}): Promise<ExecCallResult> {
@@ -227,11 +231,7 @@ export class Gateway implements GatewayMethodHandlers {
 
   /** Follows a run: its current calls, then every change, until stop() or the run ends. */
   follow(runId: string, onCall: (call: ToolCallInfo) => void, onRun: (run: RunInfo) => void): () => void {
-    const stops = [
-      this.engine.events.on('run.call', (c) => c.runId === runId && onCall(c)),
-      this.engine.events.on('run.updated', (r) => r.id === runId && onRun(r)),
-    ];
-    return () => stops.forEach((s) => s());
+    return this.runs.follow(runId, onCall, onRun);
   }
 
   // ---- what the verbs share ----
@@ -250,24 +250,6 @@ export class Gateway implements GatewayMethodHandlers {
     if (!ctx.trusted && (tool === 'exec' || tool === 'file.write')) await this.engine.changes.atRunStart(run.id, info.id);
     const policy = this.effective(info);
     return { value: await this.runner.call({ ctx, run, sandboxId: info.id, tool, policy, ...spec(info, run, policy) }), run, info };
-  }
-
-  private async lifecycle(ctx: AgentContext, ref: string, tool: Lifecycle): Promise<SandboxInfo | { id: string; name: string }> {
-    const { value, info } = await this.onSandbox<SandboxInfo | { id: string; name: string }>(ctx, ref, tool, { ref }, (info) => ({
-      args: { ref, sandboxId: info.id },
-      verdict: () => ({
-        action: 'allow',
-        source: 'lifecycle',
-        reason: `${tool} of the agent's own sandbox`,
-        scope: tool,
-        summary: `${tool} ${info.name}`,
-      }),
-      body: () => this.engine[tool]({ ref: info.id }),
-      settle: () => true,
-    }));
-    this.access.forget();
-    if (tool === 'sandbox.destroy') this.runs.endForSandbox(info.id);
-    return value;
   }
 
   /** The sandbox, if the caller may act on it; a call into one that failed its attestation is refused (and recorded) here. */

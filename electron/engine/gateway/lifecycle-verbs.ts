@@ -1,8 +1,8 @@
-// An agent's sandbox lifecycle verbs after create: a new TTL, pause and resume, each on a sandbox the
-// agent may act on (another's is "not found", as everywhere), filed into its run and recorded like
-// start and stop. A TTL is a create limit: an agent may set at most policy.create.maxTtlSeconds from
-// now and may not take the TTL away (the user may). Calls into a paused sandbox are refused here
-// with a clear error, never left waiting on a frozen process.
+// An agent's sandbox lifecycle verbs after create: start, stop and destroy, a new TTL, pause and
+// resume, each on a sandbox the agent may act on (another's is "not found", as everywhere), filed
+// into its run and recorded. A TTL is a create limit: an agent may set at most
+// policy.create.maxTtlSeconds from now and may not take the TTL away (the user may). Calls into a
+// paused sandbox are refused here with a clear error, never left waiting on a frozen process.
 import { WardenError } from '../../../shared/errors.js';
 import type { Policy } from '../../../shared/types/policy.js';
 import type { ToolName } from '../../../shared/types/run.js';
@@ -10,6 +10,7 @@ import type { SandboxInfo } from '../../../shared/types/sandbox.js';
 import type { WardenEngine } from '../engine.js';
 import type { AgentContext, OnSandbox, PolicyVerdict } from './call-spec.js';
 import { GatewayDenial } from './denial.js';
+import { INSIDE_TOOLS } from './inside-tools.js';
 
 export interface LifecycleVerbDeps {
   engine: WardenEngine;
@@ -17,25 +18,19 @@ export interface LifecycleVerbDeps {
   onSandbox: OnSandbox;
   /** After a change: the next call sees the sandbox as it is now. */
   forget: () => void;
+  /** After a destroy: the sandbox's runs end with it. */
+  destroyed: (sandboxId: string) => void;
 }
+
+/** The verbs on the sandbox itself that need no more than access to it. */
+type PlainLifecycleTool = 'sandbox.destroy' | 'sandbox.start' | 'sandbox.stop';
 
 /** How a new TTL relates to the one there: `set` replaces it (E2B setTimeout), `extend` only ever moves it later (E2B connect). */
 export type TtlMode = 'set' | 'extend';
 
-/** Calls that act inside the sandbox: refused while it is paused. */
-const INSIDE: ReadonlySet<ToolName> = new Set<ToolName>([
-  'exec',
-  'file.read',
-  'file.write',
-  'file.list',
-  'file.mkdir',
-  'file.remove',
-  'file.move',
-]);
-
 /** The refusal of a call into a paused sandbox (its processes are frozen: the call could only hang). */
 export function pausedRefusal(tool: ToolName, info: SandboxInfo): WardenError | null {
-  if (info.state !== 'paused' || !INSIDE.has(tool)) return null;
+  if (info.state !== 'paused' || !INSIDE_TOOLS.has(tool)) return null;
   return new WardenError(
     'E_CONFLICT',
     `sandbox ${info.name} is paused`,
@@ -53,6 +48,33 @@ const allowed = (tool: ToolName, reason: string, summary: string): PolicyVerdict
 
 export class LifecycleVerbs {
   constructor(private readonly d: LifecycleVerbDeps) {}
+
+  /** Starts a sandbox the agent may act on (its runner comes back with it). */
+  start(ctx: AgentContext, ref: string): Promise<SandboxInfo> {
+    return this.plain(ctx, ref, 'sandbox.start') as Promise<SandboxInfo>;
+  }
+
+  stop(ctx: AgentContext, ref: string): Promise<SandboxInfo> {
+    return this.plain(ctx, ref, 'sandbox.stop') as Promise<SandboxInfo>;
+  }
+
+  /** Destroys a sandbox the agent may act on; its runs end with it. */
+  destroy(ctx: AgentContext, ref: string): Promise<{ id: string; name: string }> {
+    return this.plain(ctx, ref, 'sandbox.destroy') as Promise<{ id: string; name: string }>;
+  }
+
+  /** Start, stop or destroy: allowed on any sandbox the agent may act on (access was checked on resolve), and recorded. */
+  private async plain(ctx: AgentContext, ref: string, tool: PlainLifecycleTool): Promise<SandboxInfo | { id: string; name: string }> {
+    const { value, info } = await this.d.onSandbox<SandboxInfo | { id: string; name: string }>(ctx, ref, tool, { ref }, (info) => ({
+      args: { ref, sandboxId: info.id },
+      verdict: () => allowed(tool, `${tool} of the agent's own sandbox`, `${tool} ${info.name}`),
+      body: () => this.d.engine[tool]({ ref: info.id }),
+      settle: () => true,
+    }));
+    this.d.forget();
+    if (tool === 'sandbox.destroy') this.d.destroyed(info.id);
+    return value;
+  }
 
   /**
    * The sandbox expires `ttlSeconds` from now (null: never, the user only). With `extend`, a deadline

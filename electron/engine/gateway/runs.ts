@@ -44,6 +44,15 @@ export class RunStore {
     private readonly archive: RunArchive | null = null,
   ) {}
 
+  /** Follows a run: its current calls, then every change, until stop() or the run ends. */
+  follow(runId: string, onCall: (call: ToolCallInfo) => void, onRun: (run: RunInfo) => void): () => void {
+    const stops = [
+      this.events.on('run.call', (c) => c.runId === runId && onCall(c)),
+      this.events.on('run.updated', (r) => r.id === runId && onRun(r)),
+    ];
+    return () => stops.forEach((s) => s());
+  }
+
   /**
    * The run a call belongs to: the client's key if given, else the agent's open run on this sandbox,
    * else a new one. A key names one run of one sandbox: reusing it on another sandbox is a conflict.

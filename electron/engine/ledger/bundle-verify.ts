@@ -5,7 +5,8 @@
 import { createPublicKey } from 'node:crypto';
 import { WardenError } from '../../../shared/errors.js';
 import { ReportBundleSchema, type LedgerEntry, type ReportBundle, type VerifyResult } from '../../../shared/types/ledger.js';
-import { canonicalize, entryHash, GENESIS_HASH } from './canonical.js';
+import { entryCanonicalText } from '../../../shared/ledger/entry-proof.js';
+import { entryHash, GENESIS_HASH } from './canonical.js';
 import type { Finding } from './diagnose.js';
 import { verifyConsistency, verifyInclusion } from './merkle.js';
 import { openNote, parseCheckpoint, parseVkey, type CheckpointBody, type VerifierKey } from './note.js';
@@ -25,22 +26,10 @@ export function parseBundle(input: unknown): ReportBundle {
 
 const hex = (h: string) => Buffer.from(h, 'hex');
 
+/** The entry's hash rebuilt from its fields (the same canonical text the page's proof check uses), or null if they cannot be canonical. */
 function hashOf(e: LedgerEntry): string | null {
-  try {
-    return entryHash(
-      canonicalize({
-        actor: e.actor,
-        kind: e.kind,
-        payload: e.payload,
-        prev_hash: e.prevHash,
-        sandbox_id: e.sandboxId,
-        seq: e.seq,
-        time: e.time,
-      }),
-    );
-  } catch {
-    return null;
-  }
+  const text = entryCanonicalText(e);
+  return text === null ? null : entryHash(text);
 }
 
 /** The bundle's key, checked against its PEM copy (what openssl users will use) and any pinned key. */

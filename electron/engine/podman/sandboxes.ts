@@ -7,13 +7,12 @@ import { buildSpecGenerator, resolveSandbox } from './container-spec.js';
 import { hostLimits } from './host-limits.js';
 import { isManaged, isThisHome, LABEL, MANAGED_FILTER } from './labels.js';
 import { infoFromInspect, infoFromListEntry, type LibpodInspect, type LibpodListEntry } from './sandbox-info.js';
-import { RUNTIME_INSTALL_HINTS } from './runtimes.js';
 import { chooseRuntime, validateSpec } from './create-checks.js';
 import type { RuntimeRouter } from './runtime-router.js';
 import { returnWorkspace, workspaceOwner } from './workspace-lease.js';
 import { hostDiskSupport, type DiskLimits } from './disk-limit.js';
 import { removeContainer } from './container-removal.js';
-import { isNameConflict, nameTaken } from './container-names.js';
+import { createRefusal, runtimeSwapped } from './create-refusals.js';
 import type { OwnerRecords } from '../pool/owner-records.js';
 import type { DeadlineRecords } from './deadline-records.js';
 import { letCompanionsGo, startCompanions } from './sandbox-companions.js';
@@ -41,12 +40,6 @@ export interface SandboxesOptions {
 }
 
 export type SandboxRef = { id: string; name: string };
-
-const NO_SUBORDINATE_IDS = new WardenError(
-  'E_ENGINE',
-  'Podman has no subordinate ids to give this sandbox its own user namespace',
-  'add the range Podman hands out with `echo containers:2147483647:2147483648 | tee -a /etc/subuid /etc/subgid` (or run `npm run setup`)',
-);
 
 export class Sandboxes {
   constructor(
@@ -76,16 +69,6 @@ export class Sandboxes {
           () => true,
           (err: unknown) => ((err as { statusCode?: number }).statusCode === 404 ? false : Promise.reject(err as Error)),
         ),
-    );
-  }
-
-  private imageMissing(image: string): WardenError {
-    return new WardenError(
-      'E_IMAGE_MISSING',
-      `image ${image} is not present in the local Podman store`,
-      image === this.options.defaultImage
-        ? 'build it offline with `npm run setup` (resources/image/build.sh)'
-        : `pull or build it first (\`podman pull ${image}\`), or leave --image out to use ${this.options.defaultImage}`,
     );
   }
 
@@ -125,12 +108,8 @@ export class Sandboxes {
     const created = await creator
       .libpod<{ Id: string }>('POST', '/containers/create', generator, `sandbox ${name}`)
       .catch((err: unknown) => {
-        const message = (err as Error).message;
         removeEgressDir(egressDir);
-        if (/image not known|no such image/i.test(message)) throw this.imageMissing(image);
-        if (/enough available IDs|no subuid ranges/i.test(message)) throw NO_SUBORDINATE_IDS;
-        if (isNameConflict(err)) throw nameTaken(name); // Podman's message names the other container's id
-        throw err;
+        throw createRefusal(err, { image, defaultImage: this.options.defaultImage, name });
       });
     try {
       await this.boundDisk(created.Id, resolved.diskBytes);
@@ -140,13 +119,7 @@ export class Sandboxes {
       const info = await this.inspectId(created.Id);
       // libpod falls back to its default runtime for a name it does not know: refuse that.
       // (Checked after start to save a round trip; nothing but the keep-alive has run by then.)
-      if (info.runtime !== runtime) {
-        throw new WardenError(
-          'E_RUNTIME_UNAVAILABLE',
-          `asked for the ${runtime} runtime but Podman used ${info.runtime}`,
-          RUNTIME_INSTALL_HINTS[runtime],
-        );
-      }
+      if (info.runtime !== runtime) throw runtimeSwapped(runtime, info.runtime);
       if (opts.start !== false && this.options.runnerBinary) await startCompanions(this.conn, created.Id, resolved.network === 'egress');
       return info;
     } catch (err) {

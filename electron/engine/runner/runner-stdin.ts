@@ -2,27 +2,26 @@
 // out while the bytes the runner has not acknowledged (STDIN_CREDIT: written into the command's
 // stdin, or dropped because it closed it) stay within RUNNER_STDIN_WINDOW. A command that never
 // reads holds its writer back: neither the runner's buffer in the sandbox nor the host's grows.
-import { WardenError } from '../../../shared/errors.js';
+// The queue of writes, end and close are queued-stdin.ts's.
 import { HostFrame, RUNNER_MAX_PAYLOAD, RUNNER_STDIN_WINDOW } from '../../../shared/contracts/runner.js';
 import type { TerminalSize } from '../../../shared/types/exec.js';
-import type { CommandInput } from '../podman/exec-handlers.js';
+import { QueuedStdin } from '../podman/queued-stdin.js';
 import { encodeFrame, encodeResize, RunnerProtocolError } from './frame-codec.js';
 import type { RunnerChannel } from './runner-channel.js';
 
-export class RunnerStdin implements CommandInput {
+export class RunnerStdin extends QueuedStdin {
   private window = RUNNER_STDIN_WINDOW;
   private sent = 0;
   private acked = 0;
-  private tail: Promise<void> = Promise.resolve();
   private wake: (() => void) | null = null;
-  private over: WardenError | null = null;
-  private ended = false;
 
   constructor(
     private readonly channel: RunnerChannel,
     private readonly id: number,
     private readonly pty: boolean,
-  ) {}
+  ) {
+    super();
+  }
 
   /** A STDIN_CREDIT frame: acknowledging more than was sent is a lie, and loses the runner. */
   onCredit(payload: Buffer): void {
@@ -36,34 +35,21 @@ export class RunnerStdin implements CommandInput {
     this.wake?.();
   }
 
-  write(data: Buffer): Promise<void> {
-    if (this.over) return Promise.reject(this.over);
-    if (this.ended) return Promise.reject(new WardenError('E_CONFLICT', "the command's stdin is closed"));
-    const done = this.tail.then(() => this.send(data));
-    this.tail = done.catch(() => undefined);
-    return done;
-  }
-
-  end(): void {
-    if (this.ended || this.over) return;
-    this.ended = true;
-    // After what is still queued: the empty frame is EOF.
-    void this.tail.then(() => {
-      if (!this.over) this.channel.send(encodeFrame(HostFrame.stdin, this.id));
-    });
+  /** After what is still queued: the empty frame is EOF. */
+  protected sendEof(): void {
+    this.channel.send(encodeFrame(HostFrame.stdin, this.id));
   }
 
   resize(size: TerminalSize): void {
     if (this.pty && !this.over) this.channel.send(encodeResize(this.id, size.cols, size.rows));
   }
 
-  /** The call is over: queued and later writes fail with why. */
-  close(why: string): void {
-    this.over ??= new WardenError('E_CONFLICT', why);
+  override close(why: string): void {
+    super.close(why);
     this.wake?.();
   }
 
-  private async send(data: Buffer): Promise<void> {
+  protected async send(data: Buffer): Promise<void> {
     let off = 0;
     while (off < data.length) {
       if (this.over) throw this.over;
