@@ -1,7 +1,8 @@
 // The timeline's speed (issue 17) in the real web shell, in Debian's Chromium through Playwright: a
 // run of 2,000 tool calls with an hour of 1 Hz samples (and its 4,000 exec entries and 100
 // connections in the ledger) opens in ≤ 1 s and pans at ≥ 30 fps with frame work p95 ≤ 16 ms.
-//   npm run bench timeline     (BENCH_TIMELINE_CALLS, BENCH_TIMELINE_SECONDS, BENCH_TIMELINE_OPENS, BENCH_UI_SKIP_BUILD=1)
+//   npm run bench timeline     (BENCH_TIMELINE_CALLS, BENCH_TIMELINE_SECONDS, BENCH_TIMELINE_OPENS, BENCH_UI_SKIP_BUILD=1,
+//                               BENCH_TIMELINE_PROFILE=1, BENCH_TIMELINE_SHOT=DIR)
 // Baselines measured in the same run: opening the same run's Calls tab (300 call rows), and the
 // frame cadence and work of the same page standing still.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -97,12 +98,12 @@ async function drag(page: Page, body: Box, ms: number): Promise<void> {
   await page.mouse.up();
 }
 
-/** BENCH_TIMELINE_PROFILE=1: where the page's time goes while panning (self time by function), printed only. */
-async function profilePan(page: Page, body: Box): Promise<void> {
+/** BENCH_TIMELINE_PROFILE=1: where the page's time goes while panning and zooming (self time by function), printed only. */
+async function profile(page: Page, what: () => Promise<void>): Promise<void> {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Profiler.enable');
   await cdp.send('Profiler.start');
-  await drag(page, body, 3000);
+  await what();
   const { profile } = (await cdp.send('Profiler.stop')) as unknown as {
     profile: {
       nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
@@ -166,9 +167,8 @@ async function main(): Promise<void> {
     const still = await frames(page, 2000, async () => undefined);
     // Pan: the pointer drags the whole hour back and forth, 8 px a step, as fast as input is taken.
     const panned = await frames(page, PAN_MS, () => drag(page, body, PAN_MS - 300));
-    if (process.env.BENCH_TIMELINE_PROFILE === '1') await profilePan(page, body);
     // Zoom: the wheel in and out around the pointer.
-    const zoomed = await frames(page, 3000, async () => {
+    const wheel = async () => {
       await page.mouse.move(body.x + body.width * 0.5, body.y + body.height * 0.3);
       const stop = Date.now() + 2700;
       let sign = -1;
@@ -176,8 +176,25 @@ async function main(): Promise<void> {
         await page.mouse.wheel(0, sign * 120);
         if (n % 10 === 9) sign = -sign;
       }
-    });
+    };
+    if (process.env.BENCH_TIMELINE_PROFILE === '1') {
+      console.log('pan profile:');
+      await profile(page, () => drag(page, body, 3000));
+      console.log('zoom profile:');
+      await profile(page, wheel);
+      await page.getByTestId('tl-fit').click();
+    }
+    const zoomed = await frames(page, 3000, wheel);
 
+    // BENCH_TIMELINE_SHOT=DIR: the timeline after the zoom (settled), as a PNG, to look at.
+    const shot = process.env.BENCH_TIMELINE_SHOT;
+    if (shot) {
+      await page.waitForTimeout(500);
+      await page.getByTestId('run-timeline').screenshot({ path: join(shot, 'bench-timeline-zoomed.png') });
+      await page.getByTestId('tl-fit').click();
+      await page.waitForTimeout(500);
+      await page.getByTestId('run-timeline').screenshot({ path: join(shot, 'bench-timeline-whole.png') });
+    }
     const open = stats(opens);
     const calls = stats(callsOpens);
     const f = (x: { deltas: number[]; work: number[] }) => ({ raf: stats(x.deltas), work: stats(x.work) });

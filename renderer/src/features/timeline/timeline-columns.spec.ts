@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { columnsOf, firstAfter, firstAtOrAfter, greatestIn, polyline, visibleSlice } from './timeline-columns.js';
-import { around, MARGIN, placement, rescaled } from './timeline-strip.js';
+import { around, bare, MARGIN, placement, rescaled } from './timeline-strip.js';
 
 const series = fc
   .array(fc.tuple(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: -1000, max: 1000 })), { maxLength: 300 })
@@ -111,8 +111,10 @@ describe('strip placement', () => {
           expect(rescaled(drawn, min + d, min + d + span)).toBe(false);
           expect(placement(drawn, min, min + span, plotW + 1)).toBeNull();
           // Only the window drawn (a zoom): any move asks for the margins.
-          const only = { ...drawn, lo: min, hi: min + span };
-          expect(placement(only, min, min + span, plotW)).toBeCloseTo(-MARGIN * plotW, 3);
+          const only = around(min, min + span, plotW, true);
+          expect(bare(only)).toBe(true);
+          expect(bare(drawn)).toBe(false);
+          expect(placement(only, min, min + span, plotW)).toBeCloseTo(0, 3);
           if (Math.abs(d) >= 1) expect(placement(only, min + d, min + d + span, plotW)).toBeNull();
         },
       ),

@@ -45,8 +45,13 @@ export class TimelineController {
   ) {
     this.follow = o.to === null;
     this.painter = new TimelinePainter(el.holders, CHART_HEIGHT, el.lanesView);
-    // A new width is a new plot width: the strips are drawn again for it.
-    const resize = new ResizeObserver(() => this.schedule());
+    // A new width is a new plot width: the strips are drawn again for it. The width is read here, after
+    // layout, and kept: reading it on every pointer move or frame would force a layout each time.
+    this.bodyWidth = el.body.clientWidth;
+    const resize = new ResizeObserver(() => {
+      this.bodyWidth = el.body.clientWidth;
+      this.schedule();
+    });
     resize.observe(el.body);
     this.offs.push(() => resize.disconnect());
     this.offs.push(o.onCallsChanged(() => this.rebuild()));
@@ -63,7 +68,8 @@ export class TimelineController {
     void this.load();
   }
 
-  private width = () => Math.max(200, this.el.body.clientWidth);
+  private bodyWidth = 0;
+  private width = () => Math.max(200, this.bodyWidth);
   private plotWidth = () => Math.max(1, this.width() - GUTTER - RIGHT_PAD);
 
   private status(): void {

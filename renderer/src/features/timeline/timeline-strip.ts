@@ -2,22 +2,18 @@
 // window, in a view that clips it. A pan that keeps the same scale and stays inside what was drawn
 // only moves the canvas (a CSS transform the compositor applies: no drawing, no paint on the main
 // thread); leaving the margin, new data or a new size draws it again around the window. A zoom (a new
-// scale, every wheel step) draws only the window itself, a third of the pixels; the margins are drawn
-// when the view settles (fill()) or a pan needs them.
+// scale, every wheel step) draws the window alone on a canvas its own size, a third of the pixels;
+// the margins come back when the view settles or a pan needs them.
 
 /** Plot widths drawn either side of the window. */
 export const MARGIN = 1;
 
-/**
- * What a strip holds: the canvas spans [from, to] (ms) across (1 + 2·MARGIN) plot widths of plotW
- * px; what is drawn on it is [lo, hi] (all of it, or the window only).
- */
+/** What a strip holds: the canvas spans [from, to] (ms), `span` ms to each plotW px. */
 export interface Drawn {
   from: number;
   to: number;
+  span: number;
   plotW: number;
-  lo: number;
-  hi: number;
 }
 
 /**
@@ -25,30 +21,30 @@ export interface Drawn {
  * over plotW px, or null when the strip does not cover that window at that scale (draw it again).
  */
 export function placement(drawn: Drawn | null, min: number, max: number, plotW: number): number | null {
-  if (!drawn || drawn.plotW !== plotW || !(max > min)) return null;
-  const span = max - min;
-  const drawnSpan = (drawn.to - drawn.from) / (1 + 2 * MARGIN);
-  if (Math.abs(span - drawnSpan) > drawnSpan * 1e-7) return null;
-  if (min < drawn.lo || max > drawn.hi) return null;
-  return ((drawn.from - min) / span) * plotW;
+  if (!drawn || drawn.plotW !== plotW || !(max > min) || rescaled(drawn, min, max)) return null;
+  if (min < drawn.from || max > drawn.to) return null;
+  return ((drawn.from - min) / (max - min)) * plotW;
 }
 
-/** The window a strip draws around [min, max]. */
-export function around(min: number, max: number, plotW: number): Drawn {
+/** The strip drawn around [min, max]: the window and MARGIN plot widths either side, or (`only`) the window alone. */
+export function around(min: number, max: number, plotW: number, only = false): Drawn {
   const span = max - min;
-  const [from, to] = [min - MARGIN * span, max + MARGIN * span];
-  return { from, to, plotW, lo: from, hi: to };
+  const m = only ? 0 : MARGIN * span;
+  return { from: min - m, to: max + m, span, plotW };
 }
 
 /** Whether [min, max] is at another scale than what was drawn (a zoom). */
 export function rescaled(drawn: Drawn | null, min: number, max: number): boolean {
-  if (!drawn) return false;
-  const drawnSpan = (drawn.to - drawn.from) / (1 + 2 * MARGIN);
-  return Math.abs(max - min - drawnSpan) > drawnSpan * 1e-7;
+  return drawn !== null && Math.abs(max - min - drawn.span) > drawn.span * 1e-7;
+}
+
+/** Whether the strip holds the window alone (no margins: drawn during a zoom). */
+export function bare(drawn: Drawn | null): boolean {
+  return drawn !== null && drawn.to - drawn.from < (1 + 2 * MARGIN) * drawn.span * (1 - 1e-7);
 }
 
 export interface StripFrame {
-  /** ms at the left and right edges of what is drawn */
+  /** ms at the canvas's left and right edges */
   from: number;
   to: number;
   /** the window shown (ms) */
@@ -80,49 +76,47 @@ export class Strip {
     this.drawn = null;
   }
 
-  /** Whether only the window was drawn (after a zoom): fill() draws the margins. */
+  /** Whether only the window was drawn (after a zoom): settling draws the margins. */
   get partial(): boolean {
-    return this.drawn !== null && (this.drawn.lo > this.drawn.from || this.drawn.hi < this.drawn.to);
+    return bare(this.drawn);
   }
 
   /** Shows [min, max] over plotW px: moves the drawn strip when it covers it, else draws it again. Returns whether it drew. */
   show(min: number, max: number, plotW: number): boolean {
     const dpr = window.devicePixelRatio || 1;
     let left = dpr === this.dpr ? placement(this.drawn, min, max, plotW) : null;
-    const drew = left === null;
-    if (left === null) {
-      const d = around(min, max, plotW);
-      const only = rescaled(this.drawn, min, max);
-      const width = plotW * (1 + 2 * MARGIN);
-      const c = this.canvas;
-      const [w, h] = [Math.round(width * dpr), Math.round(this.height * dpr)];
-      if (c.width !== w || c.height !== h) {
-        c.width = w;
-        c.height = h;
-        c.style.width = `${width}px`;
-        c.style.height = `${this.height}px`;
-      }
-      const ctx = c.getContext('2d');
-      if (!ctx) return false;
-      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-      ctx.clearRect(0, 0, width, this.height);
-      if (only) {
-        // The window alone, where it sits on the strip.
-        ctx.translate(MARGIN * plotW, 0);
-        this.paint(ctx, { from: min, to: max, min, max, width: plotW, height: this.height });
-        [d.lo, d.hi] = [min, max];
-      } else this.paint(ctx, { from: d.from, to: d.to, min, max, width, height: this.height });
-      this.drawn = d;
-      this.dpr = dpr;
-      left = -MARGIN * plotW;
+    if (left !== null) {
+      this.move(left, dpr);
+      return false;
     }
+    const d = around(min, max, plotW, rescaled(this.drawn, min, max));
+    const width = ((d.to - d.from) / d.span) * plotW;
+    const c = this.canvas;
+    const [w, h] = [Math.round(width * dpr), Math.round(this.height * dpr)];
+    if (c.width !== w || c.height !== h) {
+      c.width = w;
+      c.height = h;
+      c.style.width = `${width}px`;
+      c.style.height = `${this.height}px`;
+    }
+    const ctx = c.getContext('2d');
+    if (!ctx) return false;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, width, this.height);
+    this.paint(ctx, { from: d.from, to: d.to, min, max, width, height: this.height });
+    this.drawn = d;
+    this.dpr = dpr;
+    left = ((d.from - min) / d.span) * plotW;
+    this.move(left, dpr);
+    return true;
+  }
+
+  private move(left: number, dpr: number): void {
     // Whole device pixels: a fractional shift would be resampled (blurred) by the compositor.
     const px = Math.round(left * dpr) / dpr;
-    if (px !== this.left) {
-      this.left = px;
-      this.canvas.style.transform = `translateX(${px}px)`;
-    }
-    return drew;
+    if (px === this.left) return;
+    this.left = px;
+    this.canvas.style.transform = `translateX(${px}px)`;
   }
 
   destroy(): void {
