@@ -214,6 +214,7 @@ Method: \`bench/timeline.bench.ts\` writes a WARDEN_HOME (${fmt(seedMs / 1000)} 
 | pan: main-thread work per frame interval, p50 / p95 / max | ${fmt(p.work.p50)} / ${fmt(p.work.p95)} / ${fmt(p.work.max)} ms | standing still ${fmt(s.work.p50)} / ${fmt(s.work.p95)} ms | p95 ≤ 16 ms | ${met(p.work.p95 <= 16)} |
 | pan: where the main thread's time goes, ms per second | ${panned.where} | standing still ${still.where} | | |
 | zoom (wheel): fps, work p95 | ${fmt(fps(z.raf))} fps, ${fmt(z.work.p95)} ms | | ≥ 30 fps, ≤ 16 ms | ${met(fps(z.raf) >= 30 && z.work.p95 <= 16)} |
+| zoom: where the main thread's time goes, ms per second | ${zoomed.where} | | | |
 
 The 50-sandbox list figures are in the UI section above (\`npm run bench ui\`), unchanged by this bench.`;
     console.log(text);

@@ -102,7 +102,7 @@ function paintChart(ctx: CanvasRenderingContext2D, f: StripFrame, spec: ChartSpe
   ctx.rect(0, PAD_TOP - 1, f.width, plotH + 2);
   ctx.clip();
   ctx.lineWidth = 1.25;
-  ctx.lineJoin = 'round';
+  ctx.lineJoin = 'bevel';
   for (const s of spec.series) {
     const pts = polyline(columnsOf(d.time, s.pick(d), lo, hi, f.from, f.to, f.width));
     const path = new Path2D();

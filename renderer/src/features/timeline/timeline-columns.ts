@@ -95,7 +95,7 @@ export function columnsOf(
 
 /**
  * The polyline through the columns as flat [x, value, x, value, …]: per column its first sample,
- * its least and greatest in the order they came (between the first and the last), its last; repeated
+ * its least and greatest in the order they came, its last, all at the column's middle; repeated
  * vertices left out. At most four vertices a column.
  */
 export function polyline(cols: readonly Column[]): number[] {
@@ -106,14 +106,14 @@ export function polyline(cols: readonly Column[]): number[] {
     out.push(x, v);
   };
   for (const c of cols) {
-    push(c.x0, c.first);
-    if (c.x0 !== c.x1) {
-      const mid = (c.x0 + c.x1) / 2;
-      const [a, b] = c.minFirst ? [c.min, c.max] : [c.max, c.min];
-      if (a !== c.first) push(mid, a);
-      if (b !== c.last) push(mid, b);
-      push(c.x1, c.last);
-    }
+    // Every vertex of a column at its middle: within it the line is vertical (cheap to stroke, as
+    // uPlot draws it), at most half a pixel from where the samples are.
+    const x = c.col + 0.5;
+    push(x, c.first);
+    const [a, b] = c.minFirst ? [c.min, c.max] : [c.max, c.min];
+    push(x, a);
+    push(x, b);
+    push(x, c.last);
   }
   return out;
 }
