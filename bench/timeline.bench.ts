@@ -1,7 +1,8 @@
 // The timeline's speed (issue 17) in the real web shell, in Debian's Chromium through Playwright: a
 // run of 2,000 tool calls with an hour of 1 Hz samples (and its 4,000 exec entries and 100
 // connections in the ledger) opens in ≤ 1 s and pans at ≥ 30 fps with frame work p95 ≤ 16 ms.
-//   npm run bench timeline     (BENCH_TIMELINE_CALLS, BENCH_TIMELINE_SECONDS, BENCH_TIMELINE_OPENS, BENCH_UI_SKIP_BUILD=1)
+//   npm run bench timeline     (BENCH_TIMELINE_CALLS, BENCH_TIMELINE_SECONDS, BENCH_TIMELINE_OPENS, BENCH_UI_SKIP_BUILD=1,
+//                               BENCH_TIMELINE_PROFILE=1, BENCH_TIMELINE_SHOT=DIR)
 // Baselines measured in the same run: opening the same run's Calls tab (300 call rows), and the
 // frame cadence and work of the same page standing still.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -58,7 +59,7 @@ function rafDeltas(page: Page, ms: number): Promise<number[]> {
   })`) as Promise<number[]>;
 }
 
-async function frames(page: Page, ms: number, during: () => Promise<void>): Promise<{ deltas: number[]; work: number[] }> {
+async function frames(page: Page, ms: number, during: () => Promise<void>): Promise<{ deltas: number[]; work: number[]; where: string }> {
   const cdp = await page.context().newCDPSession(page);
   const events: TraceEvent[] = [];
   let complete: () => void = () => undefined;
@@ -74,7 +75,9 @@ async function frames(page: Page, ms: number, during: () => Promise<void>): Prom
   await cdp.send('Tracing.end');
   await done;
   await cdp.detach();
-  return { deltas: d, work: workPerFrame(events).perFrame };
+  const { perFrame, breakdown: b } = workPerFrame(events);
+  const where = `style ${fmt(b.style)}, layout ${fmt(b.layout)}, paint ${fmt(b.paint)}, script and the rest ${fmt(b.other)}`;
+  return { deltas: d, work: perFrame, where };
 }
 
 type Box = { x: number; y: number; width: number; height: number };
@@ -95,12 +98,12 @@ async function drag(page: Page, body: Box, ms: number): Promise<void> {
   await page.mouse.up();
 }
 
-/** BENCH_TIMELINE_PROFILE=1: where the page's time goes while panning (self time by function), printed only. */
-async function profilePan(page: Page, body: Box): Promise<void> {
+/** BENCH_TIMELINE_PROFILE=1: where the page's time goes while panning and zooming (self time by function), printed only. */
+async function profile(page: Page, what: () => Promise<void>): Promise<void> {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Profiler.enable');
   await cdp.send('Profiler.start');
-  await drag(page, body, 3000);
+  await what();
   const { profile } = (await cdp.send('Profiler.stop')) as unknown as {
     profile: {
       nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
@@ -164,9 +167,8 @@ async function main(): Promise<void> {
     const still = await frames(page, 2000, async () => undefined);
     // Pan: the pointer drags the whole hour back and forth, 8 px a step, as fast as input is taken.
     const panned = await frames(page, PAN_MS, () => drag(page, body, PAN_MS - 300));
-    if (process.env.BENCH_TIMELINE_PROFILE === '1') await profilePan(page, body);
     // Zoom: the wheel in and out around the pointer.
-    const zoomed = await frames(page, 3000, async () => {
+    const wheel = async () => {
       await page.mouse.move(body.x + body.width * 0.5, body.y + body.height * 0.3);
       const stop = Date.now() + 2700;
       let sign = -1;
@@ -174,8 +176,25 @@ async function main(): Promise<void> {
         await page.mouse.wheel(0, sign * 120);
         if (n % 10 === 9) sign = -sign;
       }
-    });
+    };
+    if (process.env.BENCH_TIMELINE_PROFILE === '1') {
+      console.log('pan profile:');
+      await profile(page, () => drag(page, body, 3000));
+      console.log('zoom profile:');
+      await profile(page, wheel);
+      await page.getByTestId('tl-fit').click();
+    }
+    const zoomed = await frames(page, 3000, wheel);
 
+    // BENCH_TIMELINE_SHOT=DIR: the timeline after the zoom (settled), as a PNG, to look at.
+    const shot = process.env.BENCH_TIMELINE_SHOT;
+    if (shot) {
+      await page.waitForTimeout(500);
+      await page.getByTestId('run-timeline').screenshot({ path: join(shot, 'bench-timeline-zoomed.png') });
+      await page.getByTestId('tl-fit').click();
+      await page.waitForTimeout(500);
+      await page.getByTestId('run-timeline').screenshot({ path: join(shot, 'bench-timeline-whole.png') });
+    }
     const open = stats(opens);
     const calls = stats(callsOpens);
     const f = (x: { deltas: number[]; work: number[] }) => ({ raf: stats(x.deltas), work: stats(x.work) });
@@ -193,7 +212,9 @@ Method: \`bench/timeline.bench.ts\` writes a WARDEN_HOME (${fmt(seedMs / 1000)} 
 | open, p50 / p95, n=${open.n} | ${fmt(open.p50, 0)} / ${fmt(open.p95, 0)} ms | Calls tab ${fmt(calls.p50, 0)} / ${fmt(calls.p95, 0)} ms (ratio ${fmt(open.p50 / calls.p50, 2)} at p50) | ≤ 1000 ms | ${met(open.p95 <= 1000)} |
 | pan: frames per second (mean rAF), rAF p95 | ${fmt(fps(p.raf))} fps, ${fmt(p.raf.p95)} ms | standing still ${fmt(fps(s.raf))} fps, ${fmt(s.raf.p95)} ms | ≥ 30 fps | ${met(fps(p.raf) >= 30)} |
 | pan: main-thread work per frame interval, p50 / p95 / max | ${fmt(p.work.p50)} / ${fmt(p.work.p95)} / ${fmt(p.work.max)} ms | standing still ${fmt(s.work.p50)} / ${fmt(s.work.p95)} ms | p95 ≤ 16 ms | ${met(p.work.p95 <= 16)} |
+| pan: where the main thread's time goes, ms per second | ${panned.where} | standing still ${still.where} | | |
 | zoom (wheel): fps, work p95 | ${fmt(fps(z.raf))} fps, ${fmt(z.work.p95)} ms | | ≥ 30 fps, ≤ 16 ms | ${met(fps(z.raf) >= 30 && z.work.p95 <= 16)} |
+| zoom: where the main thread's time goes, ms per second | ${zoomed.where} | | | |
 
 The 50-sandbox list figures are in the UI section above (\`npm run bench ui\`), unchanged by this bench.`;
     console.log(text);

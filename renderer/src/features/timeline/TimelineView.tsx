@@ -8,9 +8,11 @@ import { useServices } from '../../services.js';
 import { useStore } from '../../store/index.js';
 import { ledgerController } from '../../live/ledger-controller.js';
 import { CHART_SPECS } from './timeline-charts.js';
-import { CHART_HEIGHT, TimelineController, type TimelineElements, type TimelineOptions } from './timeline-controller.js';
+import { CHART_HEIGHT, TimelineController } from './timeline-controller.js';
 import { bindTimelineInput } from './timeline-input.js';
-import { LANES_HEIGHT } from './lanes-canvas.js';
+import { LANE_HEIGHT, LANES_HEIGHT } from './lanes-canvas.js';
+import { LANE_TITLES, LANES } from './timeline-model.js';
+import type { TimelineElements, TimelineOptions } from './timeline-types.js';
 import './timeline.css';
 
 interface Props {
@@ -33,7 +35,8 @@ export function TimelineView({ sandboxId, from, to, selectCalls, wholeLabel, tes
   const navigate = useStore((s) => s.navigate);
   const refs = {
     body: useRef<HTMLDivElement>(null),
-    canvas: useRef<HTMLCanvasElement>(null),
+    lanes: useRef<HTMLDivElement>(null),
+    lanesView: useRef<HTMLDivElement>(null),
     cursor: useRef<HTMLDivElement>(null),
     tip: useRef<HTMLDivElement>(null),
     announce: useRef<HTMLDivElement>(null),
@@ -50,7 +53,8 @@ export function TimelineView({ sandboxId, from, to, selectCalls, wholeLabel, tes
     const el: TimelineElements = {
       body: refs.body.current!,
       holders: holders.current.map((h) => h!),
-      canvas: refs.canvas.current!,
+      lanes: refs.lanes.current!,
+      lanesView: refs.lanesView.current!,
       cursor: refs.cursor.current!,
       tip: refs.tip.current!,
       announce: refs.announce.current!,
@@ -145,10 +149,20 @@ export function TimelineView({ sandboxId, from, to, selectCalls, wholeLabel, tes
         {CHART_SPECS.map((spec, i) => (
           <div key={spec.key} className="tl-chart" data-testid={`tl-chart-${spec.key}`}>
             <span className="tl-chart-title">{spec.title}</span>
-            <div ref={(node) => void (holders.current[i] = node)} style={{ height: CHART_HEIGHT }} />
+            <div ref={(node) => void (holders.current[i] = node)} className="tl-chart-plot" style={{ height: CHART_HEIGHT }} />
           </div>
         ))}
-        <canvas ref={refs.canvas} className="tl-lanes" style={{ height: LANES_HEIGHT }} data-testid="tl-lanes" aria-hidden="true" />
+        <div ref={refs.lanes} className="tl-lanes" style={{ height: LANES_HEIGHT }} data-testid="tl-lanes" aria-hidden="true">
+          {LANES.map((lane, i) => (
+            <span key={lane} className="tl-lane-title" style={{ top: i * LANE_HEIGHT, height: LANE_HEIGHT }}>
+              {LANE_TITLES[lane]}
+            </span>
+          ))}
+          <div ref={refs.lanesView} className="tl-view" />
+          {/* Time labels the plot's edges cut through fade out (the axis pans by moving, not redrawing). */}
+          <span className="tl-axis-fade left" />
+          <span className="tl-axis-fade right" />
+        </div>
         <div ref={refs.cursor} className="tl-cursor" hidden />
         <div ref={refs.tip} className="tl-tip" data-testid="tl-tip" hidden />
       </div>

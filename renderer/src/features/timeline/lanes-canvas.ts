@@ -1,9 +1,9 @@
-// Draws the timeline's lanes and its time axis on one canvas: each lane's items in the visible
-// window only (found by binary search), a bar for what lasted, a tick for a moment, coloured by how
-// it went; the selected item outlined. One canvas, no DOM per item, so thousands of calls pan at
-// frame rate.
-import { GUTTER, RIGHT_PAD } from './timeline-charts.js';
-import { eachInWindow, LANE_TITLES, LANES, type Lane, type LaneIndex, type Tone, type TimelineItem } from './timeline-model.js';
+// Paints the timeline's lanes and its time axis on one strip (timeline-strip.ts): each lane's items
+// in the strip's window only (found by binary search), a bar for what lasted, a tick for a moment,
+// coloured by how it went; the selected item outlined. One canvas, no DOM per item, so thousands of
+// calls pan at frame rate; the lane titles are in the gutter beside it.
+import { eachInWindow, LANES, type Lane, type LaneIndex, type Tone, type TimelineItem } from './timeline-model.js';
+import type { StripFrame } from './timeline-strip.js';
 
 export const LANE_HEIGHT = 22;
 export const AXIS_HEIGHT = 20;
@@ -26,8 +26,6 @@ function tickText(t: number, step: number): string {
 
 export interface LanesFrame {
   lanes: Record<Lane, LaneIndex>;
-  min: number;
-  max: number;
   selected: TimelineItem | null;
 }
 
@@ -36,39 +34,22 @@ export function laneAtY(y: number): Lane | null {
   return i >= 0 && i < LANES.length ? LANES[i]! : null;
 }
 
-export function drawLanes(canvas: HTMLCanvasElement, frame: LanesFrame): void {
-  const dpr = window.devicePixelRatio || 1;
-  const width = canvas.clientWidth;
-  const height = LANES_HEIGHT;
-  if (canvas.width !== Math.round(width * dpr) || canvas.height !== Math.round(height * dpr)) {
-    canvas.width = Math.round(width * dpr);
-    canvas.height = Math.round(height * dpr);
-  }
-  const ctx = canvas.getContext('2d');
-  if (!ctx) return;
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  ctx.clearRect(0, 0, width, height);
-  const plotW = Math.max(1, width - GUTTER - RIGHT_PAD);
-  const span = Math.max(1, frame.max - frame.min);
-  const xOf = (t: number) => GUTTER + ((t - frame.min) / span) * plotW;
+/** Paints the lanes and the axis for the strip's window (its titles are in the gutter, beside it). */
+export function paintLanes(ctx: CanvasRenderingContext2D, f: StripFrame, frame: LanesFrame): void {
+  const { width } = f;
+  const span = Math.max(1, f.to - f.from);
+  const xOf = (t: number) => ((t - f.from) / span) * width;
   ctx.font = '11px system-ui, sans-serif';
-  ctx.textBaseline = 'middle';
 
   LANES.forEach((lane, i) => {
     const top = i * LANE_HEIGHT;
-    ctx.fillStyle = MUTED;
-    ctx.fillText(LANE_TITLES[lane], 6, top + LANE_HEIGHT / 2);
     ctx.fillStyle = LINE;
-    ctx.fillRect(GUTTER, top + LANE_HEIGHT - 1, plotW, 1);
-    ctx.save();
-    ctx.beginPath();
-    ctx.rect(GUTTER, top, plotW, LANE_HEIGHT);
-    ctx.clip();
+    ctx.fillRect(0, top + LANE_HEIGHT - 1, width, 1);
     let lastX = -1;
     let lastTone: Tone | null = null;
-    eachInWindow(frame.lanes[lane], frame.min, frame.max, (it) => {
-      const x0 = xOf(it.start);
-      const x1 = Math.max(x0 + 2, xOf(it.end));
+    eachInWindow(frame.lanes[lane], f.from, f.to, (it) => {
+      const x0 = Math.max(-4, xOf(it.start));
+      const x1 = Math.min(width + 4, Math.max(x0 + 2, xOf(it.end)));
       // Many items in one pixel column of one colour: draw the first only.
       if (Math.floor(x0) === lastX && it.tone === lastTone && x1 - x0 <= 2) return;
       lastX = Math.floor(x0);
@@ -84,20 +65,18 @@ export function drawLanes(canvas: HTMLCanvasElement, frame: LanesFrame): void {
       ctx.lineWidth = 2;
       ctx.strokeRect(x0 - 2, top + 2, x1 - x0 + 4, LANE_HEIGHT - 5);
     }
-    ctx.restore();
   });
 
   // The time axis: about one label per 110 px.
   const axisTop = LANES.length * LANE_HEIGHT;
-  const step = STEPS.find((s) => (s / span) * plotW >= 110) ?? STEPS[STEPS.length - 1]!;
-  const offset = new Date(frame.min).getTimezoneOffset() * 60_000;
+  const step = STEPS.find((s) => (s / span) * width >= 110) ?? STEPS[STEPS.length - 1]!;
+  const offset = new Date(f.from).getTimezoneOffset() * 60_000;
   ctx.fillStyle = MUTED;
   ctx.textBaseline = 'top';
-  for (let t = Math.ceil((frame.min - offset) / step) * step + offset; t <= frame.max; t += step) {
+  for (let t = Math.ceil((f.from - offset) / step) * step + offset; t <= f.to; t += step) {
     const x = xOf(t);
     ctx.fillRect(x, axisTop, 1, 4);
     const text = tickText(t, step);
-    const w = ctx.measureText(text).width;
-    if (x - w / 2 >= GUTTER && x + w / 2 <= width) ctx.fillText(text, x - w / 2, axisTop + 6);
+    ctx.fillText(text, x - ctx.measureText(text).width / 2, axisTop + 6);
   }
 }

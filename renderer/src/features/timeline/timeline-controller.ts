@@ -1,51 +1,24 @@
 // One timeline, driven outside React: it loads the sandbox's resource history and ledger entries
-// for a window, joins them with the run's calls, and draws graphs and lanes on one time axis. Pans
-// and zooms change two numbers and draw in the next animation frame; live samples, calls and ledger
-// appends change the data in place. timeline-input.ts turns pointer, wheel and keys into calls here.
-import type { ToolCallInfo } from '../../../../shared/types/run.js';
+// for a window, joins them with the run's calls, and shows graphs and lanes on one time axis. Pans
+// and zooms change two numbers and paint in the next animation frame (timeline-painter.ts: a pan
+// only moves what was drawn); live samples, calls and ledger appends change the data in place.
+// timeline-input.ts turns pointer, wheel and keys into calls here.
 import type { StatsSample } from '../../../../shared/types/stats.js';
 import type { TimelineEntry } from '../../../../shared/types/timeline.js';
 import { toTimelineEntry } from '../../../../shared/types/timeline-label.js';
-import type { WardenClient } from '../../api/client.js';
-import type { Series, StatsBuffer } from '../../live/stats-buffer.js';
-import { drawLanes, laneAtY } from './lanes-canvas.js';
-import { GUTTER, RIGHT_PAD, TimelineCharts } from './timeline-charts.js';
+import type { Series } from '../../live/stats-buffer.js';
+import { laneAtY } from './lanes-canvas.js';
+import { GUTTER, RIGHT_PAD } from './timeline-charts.js';
 import { appendAll, appendPoint, emptyData, type HistoryData } from './timeline-data.js';
 import { finerHistory, loadWindow } from './timeline-loader.js';
+import { TimelinePainter } from './timeline-painter.js';
 import { callItems, entryItems, indexLanes, inTimeOrder, itemAt, type Lane, type LaneIndex, type TimelineItem } from './timeline-model.js';
+import type { TimelineElements, TimelineOptions } from './timeline-types.js';
 import { clockText, costAt, hideMoment, runningAt, showMoment, writeFigures } from './timeline-tip.js';
 
 export const CHART_HEIGHT = 64;
 
 const MIN_SPAN = 2000;
-
-export interface TimelineElements {
-  body: HTMLElement;
-  holders: HTMLElement[];
-  canvas: HTMLCanvasElement;
-  cursor: HTMLElement;
-  tip: HTMLElement;
-  announce: HTMLElement;
-  rangeLabel: HTMLElement;
-  /** Says how many resource points are drawn (data-points holds the number). */
-  pointsLabel: HTMLElement;
-}
-
-export interface TimelineOptions {
-  client: WardenClient;
-  stats: StatsBuffer;
-  sandboxId: string;
-  /** The window the timeline is about (ms); `to` null: it is still going (live). */
-  from: number | null;
-  to: number | null;
-  /** The calls drawn in the calls lane (a run's), and how to hear of changes to them. */
-  calls(): readonly ToolCallInfo[];
-  onCallsChanged(fn: () => void): () => void;
-  /** Opens the Ledger view at an entry. */
-  openEntry(seq: number): void;
-  /** Told when loading ends (or fails) and when the item count changes. */
-  onStatus(status: { loading: boolean; error: string | null; items: number; follow: boolean }): void;
-}
 
 export class TimelineController {
   min = 0;
@@ -56,11 +29,11 @@ export class TimelineController {
   lanes: Record<Lane, LaneIndex> = indexLanes([]);
   order: TimelineItem[] = [];
   selected: TimelineItem | null = null;
-  private readonly charts: TimelineCharts;
+  private readonly painter: TimelinePainter;
   private frame = 0;
   private dataDirty = true;
   private hover: { x: number; y: number | null } | null = null;
-  private refineTimer = 0;
+  private settleTimer = 0;
   private readonly offs: Array<() => void> = [];
   private loading = true;
   private error: string | null = null;
@@ -71,10 +44,12 @@ export class TimelineController {
     private readonly el: TimelineElements,
   ) {
     this.follow = o.to === null;
-    this.charts = new TimelineCharts(el.holders, this.width(), CHART_HEIGHT, () => [this.min, this.max]);
+    this.painter = new TimelinePainter(el.holders, CHART_HEIGHT, el.lanesView);
+    // A new width is a new plot width: the strips are drawn again for it. The width is read here, after
+    // layout, and kept: reading it on every pointer move or frame would force a layout each time.
+    this.bodyWidth = el.body.clientWidth;
     const resize = new ResizeObserver(() => {
-      this.charts.setSize(this.width(), CHART_HEIGHT);
-      this.dataDirty = true;
+      this.bodyWidth = el.body.clientWidth;
       this.schedule();
     });
     resize.observe(el.body);
@@ -93,7 +68,8 @@ export class TimelineController {
     void this.load();
   }
 
-  private width = () => Math.max(200, this.el.body.clientWidth);
+  private bodyWidth = 0;
+  private width = () => Math.max(200, this.bodyWidth);
   private plotWidth = () => Math.max(1, this.width() - GUTTER - RIGHT_PAD);
 
   private status(): void {
@@ -176,7 +152,7 @@ export class TimelineController {
     this.min = min;
     this.max = min + span;
     this.schedule();
-    this.refineSoon();
+    this.settleSoon();
   }
 
   /** Zooms by `factor` (< 1 in) around the time at plot x (default the middle). */
@@ -240,11 +216,17 @@ export class TimelineController {
     if (item?.seq != null) this.o.openEntry(item.seq);
   }
 
-  /** Asks for finer points once a zoomed window settles, if what it shows is coarser than it could be. */
-  private refineSoon(): void {
-    if (this.loading) return;
-    window.clearTimeout(this.refineTimer);
-    this.refineTimer = window.setTimeout(() => void this.refine(), 250);
+  /**
+   * Once the window stops moving: the graphs take the y range of what it shows, and finer points are
+   * asked for if what it shows is coarser than it could be.
+   */
+  private settleSoon(): void {
+    window.clearTimeout(this.settleTimer);
+    this.settleTimer = window.setTimeout(() => {
+      this.painter.settle(this.min, this.max);
+      this.schedule();
+      if (!this.loading) void this.refine();
+    }, 250);
   }
 
   private async refine(): Promise<void> {
@@ -267,10 +249,11 @@ export class TimelineController {
     this.frame = 0;
     const { el } = this;
     if (this.dataDirty) {
-      this.charts.setData(this.data);
+      this.painter.setData(this.data);
       this.dataDirty = false;
-    } else this.charts.setRange(this.min, this.max);
-    drawLanes(el.canvas, { lanes: this.lanes, min: this.min, max: this.max, selected: this.selected });
+    }
+    this.painter.setLanes({ lanes: this.lanes, selected: this.selected });
+    this.painter.paint(this.min, this.max, this.plotWidth());
     const sel = this.selected;
     writeFigures(el, {
       range: `${clockText(this.min)} – ${clockText(this.max)}`,
@@ -292,8 +275,8 @@ export class TimelineController {
   dispose(): void {
     this.disposed = true;
     if (this.frame) cancelAnimationFrame(this.frame);
-    window.clearTimeout(this.refineTimer);
+    window.clearTimeout(this.settleTimer);
     for (const off of this.offs) off();
-    this.charts.destroy();
+    this.painter.destroy();
   }
 }

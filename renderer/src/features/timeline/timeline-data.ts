@@ -5,8 +5,6 @@ import type { StatsHistory } from '../../../../shared/types/timeline.js';
 import type { ChartColumns } from './timeline-charts.js';
 
 export interface HistoryData extends ChartColumns {
-  /** ms since epoch, increasing (the charts' x is the same in seconds). */
-  time: number[];
   /** seconds per point */
   step: number[];
   memoryMin: number[];
@@ -14,21 +12,7 @@ export interface HistoryData extends ChartColumns {
   pidsMax: number[];
 }
 
-const KEYS = [
-  'time',
-  'x',
-  'step',
-  'cpu',
-  'cpuMax',
-  'memory',
-  'memoryMin',
-  'memoryMax',
-  'memoryLimit',
-  'rx',
-  'tx',
-  'pids',
-  'pidsMax',
-] as const;
+const KEYS = ['time', 'step', 'cpu', 'cpuMax', 'memory', 'memoryMin', 'memoryMax', 'memoryLimit', 'rx', 'tx', 'pids', 'pidsMax'] as const;
 
 export function emptyData(): HistoryData {
   return Object.fromEntries(KEYS.map((k) => [k, [] as number[]])) as unknown as HistoryData;
@@ -37,7 +21,6 @@ export function emptyData(): HistoryData {
 export function fromHistory(h: StatsHistory): HistoryData {
   return {
     time: h.time.slice(),
-    x: h.time.map((t) => t / 1000),
     step: h.step.slice(),
     cpu: h.cpu.slice(),
     cpuMax: h.cpuMax.slice(),
@@ -67,7 +50,6 @@ export function appendPoint(d: HistoryData, p: LivePoint): boolean {
   const last = d.time[d.time.length - 1];
   if (last !== undefined && p.time <= last) return false;
   d.time.push(p.time);
-  d.x.push(p.time / 1000);
   d.step.push(1);
   d.cpu.push(p.cpu);
   d.cpuMax.push(p.cpu);

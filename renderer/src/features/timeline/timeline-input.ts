@@ -1,17 +1,18 @@
 // Pointer, wheel and keys on a timeline: drag to pan, wheel to zoom around the pointer (sideways
 // or with Shift to pan), hover for what ran then and what it cost, click an item to open its ledger
 // entry; with the keyboard, ← → step through the items, Enter opens one, + − 0 zoom, Shift+← → pan.
-import type { TimelineController, TimelineElements } from './timeline-controller.js';
+import type { TimelineController } from './timeline-controller.js';
+import type { TimelineElements } from './timeline-types.js';
 
 const CLICK_SLOP = 4;
 
 export function bindTimelineInput(c: TimelineController, el: TimelineElements): () => void {
-  const { body, canvas } = el;
+  const { body, lanes: lanesRow } = el;
   let drag: { x: number; min: number; max: number; moved: boolean; id: number } | null = null;
 
   const local = (e: { clientX: number; clientY: number }) => {
     const b = body.getBoundingClientRect();
-    const lanes = canvas.getBoundingClientRect();
+    const lanes = lanesRow.getBoundingClientRect();
     const y = e.clientY - lanes.top;
     return { x: e.clientX - b.left, laneY: y >= 0 && y <= lanes.height ? y : null };
   };

@@ -88,8 +88,9 @@ export function showMoment(cursor: HTMLElement, tip: HTMLElement, x: number, wid
 }
 
 export function hideMoment(cursor: HTMLElement, tip: HTMLElement): void {
-  cursor.hidden = true;
-  tip.hidden = true;
+  // Written only when it changes: a pan hides them on every frame.
+  if (!cursor.hidden) cursor.hidden = true;
+  if (!tip.hidden) tip.hidden = true;
 }
 
 /**
