@@ -6,7 +6,7 @@ import type { ErrorInfo } from '../../shared/errors.js';
 import type { PodmanEngine } from './podman/podman-engine.js';
 import { defaultImage } from './podman/podman-engine.js';
 import { secretsCheck } from './secrets-check.js';
-import { canTakeDescriptors } from './egress/fd-intake.js';
+import { handOverConnections } from './egress/fd-intake.js';
 import { RUNTIME_INSTALL_HINTS } from './podman/runtimes.js';
 
 export interface DoctorInput {
@@ -121,14 +121,11 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
   });
   checks.push({
     name: 'egress carrier',
-    // Egress works either way; this only says how fast its bytes go under runc.
+    // Egress works either way; this only says how its bytes go.
     ok: true,
-    detail: canTakeDescriptors()
-      ? "runc sandboxes hand each connection's socket to the proxy (gVisor's relay carries the bytes itself)"
-      : "every egress relay carries the bytes itself (about half a nat download's speed): the fd-intake addon was not built",
-    ...(canTakeDescriptors()
-      ? {}
-      : { fix: 'rebuild with Node headers present: `node scripts/build-runner.mjs` (Debian: they ship with nodejs)' }),
+    detail: handOverConnections()
+      ? 'runc sandboxes hand each connection to the proxy (WARDEN_EGRESS_PASS_FD=1: an agent can stall this process, see README)'
+      : 'each egress relay carries its bytes over its Unix socket',
   });
   checks.push(
     after.defaultRuntime

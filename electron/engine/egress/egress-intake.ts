@@ -23,7 +23,11 @@ export function intakeFor(serve: (stream: Socket) => void, onBad: (why: string) 
   let open = 0;
   const refuse = (stream: Socket) => {
     stream.on('error', () => undefined);
-    stream.end(rawResponse(503, `warden egress: this sandbox has ${max} connections open, the most it may; close some and try again\n`));
+    // Closed once said, whatever the sandbox does next: a refused connection must not hold a descriptor here.
+    stream.end(
+      rawResponse(503, `warden egress: this sandbox has ${max} connections open, the most it may; close some and try again\n`),
+      () => stream.destroy(),
+    );
   };
   return (unix: Socket) => {
     const full = open >= max;

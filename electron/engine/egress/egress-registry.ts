@@ -16,7 +16,7 @@ import { collectExec } from '../podman/exec-session.js';
 import { runtimeFromInspect } from '../podman/oci-runtime.js';
 import type { LibpodInspect } from '../podman/sandbox-info.js';
 import { egressDirOf, socketPathOf } from './egress-dir.js';
-import { canTakeDescriptors } from './fd-intake.js';
+import { handOverConnections } from './fd-intake.js';
 import { intakeFor } from './egress-intake.js';
 
 /** How long ensure() leaves a sandbox alone once another process was found serving it. */
@@ -80,8 +80,9 @@ export class EgressRegistry extends EventEmitter<{
         `sandbox ${containerId.slice(0, 12)} has no egress socket directory mounted at ${EGRESS_MOUNT_PATH} (it was made by an older Warden)`,
         'destroy it and create it again',
       );
-    // Only where the sandbox's sockets are the host kernel's: gVisor's (and a microVM's) carry no descriptors to the host.
-    const passFd = canTakeDescriptors() && /(^|\/)(runc|crun)$/.test(runtimeFromInspect(raw.OCIRuntime));
+    // Only on request (fd-intake.ts says why), and where the sandbox's sockets are the host kernel's:
+    // gVisor's (and a microVM's) carry no descriptors to the host.
+    const passFd = handOverConnections() && /(^|\/)(runc|crun)$/.test(runtimeFromInspect(raw.OCIRuntime));
     const served = await this.listen(containerId, socketPathOf(dir), passFd);
     if (opts.relay !== false) await this.startRelay(containerId, passFd);
     return served;

@@ -20,6 +20,7 @@ import { closeTestWarden, openTestWarden, type TestWarden } from '../../test-sup
 import { runscInstalled } from '../podman/oci-runtime.js';
 import { egressOf } from './egress-registry.js';
 import { MAX_OPEN_PER_SANDBOX } from './egress-intake.js';
+import { handOverConnections } from './fd-intake.js';
 import { MAX_PENDING_ASKS } from './ask-queue.js';
 import { egressDirOf } from './egress-dir.js';
 import type { LibpodInspect } from '../podman/sandbox-info.js';
@@ -156,6 +157,8 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
   });
 
   const sh = (cmd: string) => w.t.sh(sb.id, cmd);
+  /** Relays hand connections over only on request, and never under gVisor (fd-intake.ts). */
+  const handedOver = runtime === 'runc' && handOverConnections();
   const entries = <T>(kind: string) => w.ledger.entries({ kind, sandboxId: sb.id }).map((e) => e.payload as T);
 
   it('has no route anywhere, and the proxy in its environment', async () => {
@@ -195,9 +198,9 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
   });
 
   it(
-    runtime === 'runsc'
-      ? "has its relay carry a connection's bytes (gVisor's sockets carry no descriptor to the host)"
-      : "hands the program's connection itself to Warden: the relay keeps no part of an open tunnel",
+    handedOver
+      ? "hands the program's connection itself to Warden: the relay keeps no part of an open tunnel (WARDEN_EGRESS_PASS_FD=1)"
+      : "has its relay carry a connection's bytes: the program's connection and one to the proxy per open tunnel",
     async () => {
       // A tunnel held open (CONNECT answered, no TLS yet) while the relay's sockets are counted: from
       // inside under gVisor (its processes are not the host's), from the host under runc (the agent
@@ -235,9 +238,9 @@ while not os.path.exists('/tmp/tunnel-done'):
       expect((await running).exitCode).toBe(0);
       const [status, inside] = out.trim().split('\n');
       expect(status).toBe('HTTP/1.1 200 Connection Established');
-      // runc: the listening socket only. gVisor: it, the program's connection and the one to the proxy.
+      // The listening socket, and while the relay carries a tunnel the program's connection and the one to the proxy.
       if (runtime === 'runsc') expect(inside).toBe('3');
-      else expect([inside, fromHost]).toEqual(['hidden', 1]);
+      else expect([inside, fromHost]).toEqual(['hidden', handedOver ? 1 : 3]);
     },
   );
 

@@ -51,9 +51,20 @@ function loadAddon(): Addon | null {
   return addon;
 }
 
-/** Whether this process can take connections as descriptors (relays may then be started with --pass-fd). */
+/** Whether this process can take connections as descriptors (the addon is built). */
 export function canTakeDescriptors(): boolean {
   return loadAddon() !== null;
+}
+
+/**
+ * Whether relays are asked to hand connections over (--pass-fd): only on request, WARDEN_EGRESS_PASS_FD=1.
+ * Off by default because a handed-over socket shares its open file description with the sandbox: a
+ * program that keeps a copy can clear O_NONBLOCK on it, and the next read or write this process
+ * makes on it blocks its whole event loop (found by attacking it; the fix is to touch such a socket
+ * only from a process or thread of its own, which is not built yet).
+ */
+export function handOverConnections(): boolean {
+  return process.env.WARDEN_EGRESS_PASS_FD === '1' && canTakeDescriptors();
 }
 
 type Handle = { fd?: number };
