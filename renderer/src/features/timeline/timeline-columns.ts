@@ -3,28 +3,26 @@
 // greatest value per pixel column (every spike stays drawn, however many samples share a column),
 // the polyline through them, and the greatest value shown (the graph's y range).
 
-/** First index whose time is ≥ t (times increasing). */
-export function firstAtOrAfter(times: readonly number[], t: number): number {
+/** The first index in 0..length for which `before` is false, where it is true up to some point and false after. */
+export function partitionPoint(length: number, before: (i: number) => boolean): number {
   let lo = 0;
-  let hi = times.length;
+  let hi = length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (times[mid]! < t) lo = mid + 1;
+    if (before(mid)) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
 
+/** First index whose time is ≥ t (times increasing). */
+export function firstAtOrAfter(times: readonly number[], t: number): number {
+  return partitionPoint(times.length, (i) => times[i]! < t);
+}
+
 /** First index whose time is > t (times increasing). */
 export function firstAfter(times: readonly number[], t: number): number {
-  let lo = 0;
-  let hi = times.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (times[mid]! <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return partitionPoint(times.length, (i) => times[i]! <= t);
 }
 
 /**

@@ -5,6 +5,7 @@
 import type { ToolCallInfo } from '../../../../shared/types/run.js';
 import type { TimelineEntry } from '../../../../shared/types/timeline.js';
 import { approvalText, callTarget } from '../runs/run-format.js';
+import { partitionPoint } from './timeline-columns.js';
 
 export const LANES = ['calls', 'engine', 'network', 'snapshots'] as const;
 export type Lane = (typeof LANES)[number];
@@ -122,14 +123,7 @@ export function indexLanes(items: readonly TimelineItem[]): Record<Lane, LaneInd
 
 /** First index whose start is ≥ t. */
 export function lowerBound(items: readonly TimelineItem[], t: number): number {
-  let lo = 0;
-  let hi = items.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (items[mid]!.start < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return partitionPoint(items.length, (i) => items[i]!.start < t);
 }
 
 /** Calls fn for each item of the lane that overlaps [t0, t1]; stops early if fn returns false. */
