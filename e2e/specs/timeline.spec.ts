@@ -25,6 +25,23 @@ async function openRunTimeline(page: Page, runs: RunsPage, agent: string): Promi
 
 const points = async (tl: Locator) => Number((await tl.getByTestId('tl-points').getAttribute('data-points')) ?? 0);
 
+/**
+ * From the timeline's first item (the run's create) to its second call, by the keyboard. The
+ * sandbox's attestation is an engine event of its own: on a busy host it lands after the create
+ * returned and before the next call started, so the item after the create may be it.
+ */
+async function toSecondCall(page: Page, announce: Locator): Promise<void> {
+  await page.keyboard.press('Home');
+  await expect(announce).toContainText('#1 sandbox.create');
+  await page.keyboard.press('ArrowRight');
+  await expect(announce).not.toContainText('#1 sandbox.create');
+  if (!(await announce.textContent())!.includes('#2 exec')) {
+    await expect(announce).toContainText('sandbox.attested');
+    await page.keyboard.press('ArrowRight');
+  }
+  await expect(announce).toContainText('#2 exec');
+}
+
 test('a run’s timeline: calls aligned with resources, linked to the ledger, kept across a reload', async ({ app, serve, runId }) => {
   const page = app.page;
   const runs = new RunsPage(page);
@@ -44,18 +61,7 @@ test('a run’s timeline: calls aligned with resources, linked to the ledger, ke
   // The first item is the run's first call: its place on the axis is its start time.
   const body = tl.getByTestId('tl-body');
   await body.focus();
-  await page.keyboard.press('Home');
-  const announce = tl.getByTestId('tl-announce');
-  await expect(announce).toContainText('#1 sandbox.create');
-  await page.keyboard.press('ArrowRight');
-  await expect(announce).not.toContainText('#1 sandbox.create');
-  // The sandbox's attestation is an engine event of its own; on a busy host it lands after the create
-  // returned and before the next call started, so the next item in time may be it.
-  if (!(await announce.textContent())!.includes('#2 exec')) {
-    await expect(announce).toContainText('sandbox.attested');
-    await page.keyboard.press('ArrowRight');
-  }
-  await expect(announce).toContainText('#2 exec');
+  await toSecondCall(page, tl.getByTestId('tl-announce'));
   const seq = Number(await body.getAttribute('data-selected-seq'));
   expect(seq).toBeGreaterThan(0);
   const x = Number(await body.getAttribute('data-selected-x'));
@@ -81,8 +87,7 @@ test('a run’s timeline: calls aligned with resources, linked to the ledger, ke
 
   // A click on the item opens the Ledger at its entry.
   await tl.getByTestId('tl-body').focus();
-  await page.keyboard.press('Home');
-  await page.keyboard.press('ArrowRight');
+  await toSecondCall(page, tl.getByTestId('tl-announce'));
   await page.keyboard.press('Enter');
   await expect(ledger.details(seq)).toBeVisible();
   await expect(ledger.row(seq)).toBeVisible();
