@@ -1,16 +1,16 @@
-// Builds the egress proxy's fd-intake addon (resources/native/fd-intake.c) into
-// out/native/fd-intake.node: a Node-API module, compiled with gcc against the headers of the Node
+// Builds the egress proxy's hand-over addon (resources/native/hand-over.c) into
+// out/native/hand-over.node: a Node-API module, compiled with gcc against the headers of the Node
 // that runs this script (Debian's nodejs ships them in /usr/include/node), so no node-gyp download
 // is needed. Without it Warden still works: egress sandboxes' relays then carry bytes themselves
-// (slower; electron/engine/egress/fd-intake.ts). So a missing compiler or header is a note, not a failure.
+// (slower; electron/engine/egress/hand-over.ts). So a missing compiler or header is a note, not a failure.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const source = `${root}resources/native/fd-intake.c`;
-const output = `${root}out/native/fd-intake.node`;
+const source = `${root}resources/native/hand-over.c`;
+const output = `${root}out/native/hand-over.node`;
 
 function nodeHeaders() {
   const dirs = [process.env.npm_config_nodedir, dirname(dirname(process.execPath))].filter(Boolean).map((d) => join(d, 'include', 'node'));
@@ -37,7 +37,7 @@ export function buildIntake() {
       '-O2',
       '-std=gnu11',
       '-D_GNU_SOURCE',
-      '-DNODE_GYP_MODULE_NAME=fd_intake',
+      '-DNODE_GYP_MODULE_NAME=hand_over',
       '-Wall',
       '-Wextra',
       '-Werror',
@@ -49,7 +49,7 @@ export function buildIntake() {
     { stdio: 'inherit' },
   );
   if (r.status !== 0) {
-    console.log('build-native: the fd-intake addon did not build (see above); egress relays will carry bytes themselves (slower)');
+    console.log('build-native: the hand-over addon did not build (see above); egress relays will carry bytes themselves (slower)');
     return;
   }
   renameSync(tmp, output);

@@ -2,7 +2,7 @@
 // binary (gcc -static, C library only), so it runs in any image the user names. Run by `prepare`,
 // `build` and `build:cli`, so a fresh clone has it. Skipped only when rebuilt sources are older
 // than the binary; WARDEN_RUNNER=off skips it on purpose (sandboxes then use plain engine execs).
-// Then the egress proxy's fd-intake addon (scripts/build-native.mjs), which the same compiler builds.
+// Then the egress proxy's hand-over addon (scripts/build-native.mjs), which the same compiler builds.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -6,7 +6,7 @@ import type { ErrorInfo } from '../../shared/errors.js';
 import type { PodmanEngine } from './podman/podman-engine.js';
 import { defaultImage } from './podman/podman-engine.js';
 import { secretsCheck } from './secrets-check.js';
-import { handOverConnections } from './egress/fd-intake.js';
+import { canHandOver } from './egress/hand-over.js';
 import { RUNTIME_INSTALL_HINTS } from './podman/runtimes.js';
 
 export interface DoctorInput {
@@ -123,9 +123,9 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
     name: 'egress carrier',
     // Egress works either way; this only says how its bytes go.
     ok: true,
-    detail: handOverConnections()
-      ? 'runc sandboxes hand each connection to the proxy (WARDEN_EGRESS_PASS_FD=1: an agent can stall this process, see README)'
-      : 'each egress relay carries its bytes over its Unix socket',
+    detail: canHandOver()
+      ? "under runc, a large transfer's connection is handed from the relay to the pump; under gVisor the relay carries its bytes over its Unix socket"
+      : 'each egress relay carries its bytes over its Unix socket (the hand-over addon is not built or WARDEN_EGRESS_HAND_OVER=off)',
   });
   checks.push(
     after.defaultRuntime

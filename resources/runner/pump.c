@@ -1,8 +1,21 @@
 /*
- * `warden-runner egress-pump OUT_LIMIT`, run on the HOST by Warden's egress proxy (never inside a
- * sandbox): carries one connection that Warden has already decided, from fd 3 (the sandbox's side,
- * a Unix socket from its relay) to fd 4 (the destination) and back, with splice(2) through pipes, so
- * a large transfer costs no copy through Warden's JavaScript. It decides nothing: it reports the
+ * `warden-runner egress-pump OUT_LIMIT [--hand-over]`, run on the HOST by Warden's egress proxy (never
+ * inside a sandbox): carries one connection that Warden has already decided, from fd 3 (the sandbox's
+ * side, a Unix connection from its relay) to fd 4 (the destination) and back, with splice(2) through
+ * pipes, so a large transfer costs no copy through Warden's JavaScript.
+ *
+ * With --hand-over (runc: Warden has just asked the relay, with a marker, to hand the program's
+ * connection over), the relay sends what it still had of the program's bytes, then one byte 'F'
+ * with the program's TCP socket (SCM_RIGHTS). Those bytes go on to the destination, and from then on
+ * the program's own socket is spliced to the destination with no relay and no Unix socket between.
+ * The socket is taken here, in a process of the connection's own, and never by Warden's: the
+ * sandbox may keep a copy of it and clear O_NONBLOCK or set a long SO_LINGER, which could block any
+ * process that touches it, so only this one may. A descriptor that is not a connected TCP socket
+ * ends the connection. A relay that ends its side instead (its program had already ended its own)
+ * is carried as without --hand-over. Nothing is read from the destination until then: the relay
+ * hands over only once all Warden sent it is through, so the bytes keep their order.
+ *
+ * It decides nothing: it reports the
  * bytes it moved on stdout ("in N" toward the sandbox, "out N" toward the destination, at least every
  * REPORT bytes) and Warden, which counts them against the run's budget, kills it when it must cut.
  * OUT_LIMIT: -1 passes everything and an EOF on to the destination (a CONNECT tunnel); N >= 0 passes
@@ -12,16 +25,22 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "runner.h"
 
 #define REPORT (1024 * 1024)
 #define PIPE_SIZE (1024 * 1024)
+/* What one read of the relay's connection takes while the program's socket is awaited. */
+#define AWAIT_CHUNK (64 * 1024)
 
 struct dir {
   int src, dst;
@@ -34,6 +53,9 @@ struct dir {
   int pass_eof;     /* a tunnel passes an EOF on; a plain request's body does not */
   const char *name; /* "in" or "out" */
 };
+
+/* The sandbox's side: the relay's Unix connection (fd 3), or the program's own socket once handed over. */
+static int sandbox_fd = 3;
 
 static void report(struct dir *d, int all) {
   if (d->unreported && (all || d->unreported >= REPORT)) {
@@ -53,25 +75,32 @@ static void finish(struct dir *a, struct dir *b, const char *error) {
 
 static char error_text[160];
 
+static const char *side(int fd) { return fd == 4 ? "destination" : "sandbox side"; }
+
 static const char *failed(int fd) {
-  snprintf(error_text, sizeof error_text, "%s: %s", fd == 3 ? "sandbox side" : "destination", strerror(errno));
+  snprintf(error_text, sizeof error_text, "%s: %s", side(fd), strerror(errno));
   return error_text;
 }
 
+/* Counts bytes taken from a direction's source, within its limit; returns how many of n may pass. */
+static size_t take(struct dir *d, size_t n) {
+  if (d->limit >= 0 && (long long)n > d->limit) n = (size_t)d->limit;
+  d->taken += n;
+  if (d->limit > 0) d->limit -= (long long)n;
+  return n;
+}
+
 /* Moves what it can; returns an error text or NULL. */
-static const char *step(struct dir *d, short src_ev, short dst_ev) {
+static const char *step(struct dir *d, short src_ev) {
   if (!d->eof && d->limit != 0 && (src_ev & (POLLIN | POLLHUP)) && d->in_pipe < PIPE_SIZE) {
     size_t want = PIPE_SIZE - d->in_pipe;
     if (d->limit > 0 && (long long)want > d->limit) want = (size_t)d->limit;
     ssize_t n = splice(d->src, NULL, d->pipe[1], NULL, want, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-    if (n > 0) {
-      d->in_pipe += (size_t)n;
-      d->taken += (unsigned long long)n;
-      if (d->limit > 0) d->limit -= n;
-    } else if (n == 0) d->eof = 1;
+    if (n > 0) d->in_pipe += take(d, (size_t)n);
+    else if (n == 0) d->eof = 1;
     else if (errno != EAGAIN && errno != EINTR) return failed(d->src);
   }
-  (void)dst_ev; /* tried whenever something waits: nonblocking, so a full destination is only EAGAIN */
+  /* Tried whenever something waits: nonblocking, so a full destination is only EAGAIN. */
   if (d->in_pipe) {
     ssize_t n = splice(d->pipe[0], NULL, d->dst, NULL, d->in_pipe, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
     if (n > 0) {
@@ -87,7 +116,90 @@ static const char *step(struct dir *d, short src_ev, short dst_ev) {
   return NULL;
 }
 
-int pump_main(const char *limit_text) {
+static int sockopt(int fd, int name) {
+  int value = -1;
+  socklen_t len = sizeof value;
+  return getsockopt(fd, SOL_SOCKET, name, &value, &len) == 0 ? value : -1;
+}
+
+/* Why a descriptor from the relay is not a program's connected TCP socket, or NULL when it is. The
+ * sandbox's network namespace holds nothing else it could be: its loopback, and no route out. */
+static const char *not_a_connection(int fd) {
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode)) return "the relay handed over something that is not a socket";
+  int domain = sockopt(fd, SO_DOMAIN);
+  if (domain != AF_INET && domain != AF_INET6) return "the relay handed over a socket that is not an IP socket";
+  if (sockopt(fd, SO_TYPE) != SOCK_STREAM || sockopt(fd, SO_PROTOCOL) != IPPROTO_TCP) return "the relay handed over a socket that is not TCP";
+  if (sockopt(fd, SO_ACCEPTCONN) != 0) return "the relay handed over a listening socket";
+  struct sockaddr_storage peer;
+  socklen_t len = sizeof peer;
+  if (getpeername(fd, (struct sockaddr *)&peer, &len) != 0) return "the relay handed over a socket that is not connected";
+  return NULL;
+}
+
+/*
+ * One read of the relay's connection while the program's socket is awaited (the out direction's pipe
+ * is empty then, so what is read always fits). Bytes go on toward the destination, within the
+ * limit (a plain request's body: what is past it is dropped); the read that brings a descriptor
+ * ends with its byte 'F'. Returns 1 when the program's socket is now the sandbox's side, 0 to go on
+ * (-1 in *ended: the relay ended its side instead), or an error through *why.
+ */
+static int await_socket(struct dir *out, const char **why) {
+  static char buf[AWAIT_CHUNK];
+  struct iovec iov = {.iov_base = buf, .iov_len = sizeof buf};
+  union {
+    struct cmsghdr align;
+    char buf[CMSG_SPACE(4 * sizeof(int))];
+  } control;
+  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf, .msg_controllen = sizeof control.buf};
+  ssize_t n = recvmsg(3, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+  if (n < 0) {
+    if (errno != EAGAIN && errno != EINTR) *why = failed(3);
+    return 0;
+  }
+  if (n == 0) {
+    out->eof = 1;
+    return -1;
+  }
+  /* Every descriptor that came is this process's now: all are closed but a lone one that is a connection. */
+  int got = -1, count = 0;
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++, count++) {
+      int one;
+      memcpy(&one, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+      if (got < 0) got = one;
+      else close(one);
+    }
+  }
+  size_t data = (size_t)n;
+  if (count || (msg.msg_flags & MSG_CTRUNC)) {
+    const char *bad = count != 1 || (msg.msg_flags & MSG_CTRUNC) ? "the relay handed over more than one descriptor"
+                      : buf[n - 1] != 'F'                        ? "the relay handed over a descriptor with a byte other than 'F'"
+                                                                 : not_a_connection(got);
+    if (bad) {
+      if (got >= 0) close(got);
+      *why = bad;
+      return 0;
+    }
+    data--;
+  }
+  size_t pass = take(out, data);
+  if (pass && write(out->pipe[1], buf, pass) != (ssize_t)pass) {
+    *why = "the pump's pipe refused bytes";
+    return 0;
+  }
+  out->in_pipe += pass;
+  if (got < 0) return 0;
+  fcntl(got, F_SETFL, fcntl(got, F_GETFL) | O_NONBLOCK);
+  close(3);
+  sandbox_fd = got;
+  return 1;
+}
+
+int pump_main(const char *limit_text, int hand_over) {
+  /* Gone with Warden: a pump that the sandbox blocks (it holds a copy of the program's socket) must not outlive it. */
+  prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   char *end;
   long long limit = strtoll(limit_text, &end, 10);
   if (*end || limit < -1) {
@@ -101,21 +213,29 @@ int pump_main(const char *limit_text) {
     if (pipe2(dirs[i]->pipe, O_NONBLOCK | O_CLOEXEC) < 0) finish(&in, &out, "no pipe");
     fcntl(dirs[i]->pipe[1], F_SETPIPE_SZ, PIPE_SIZE);
   }
-  /* A deep send buffer toward the relay: fewer, larger moves on both sides (forced where Warden may). */
-  int deep = 4 * 1024 * 1024;
-  if (setsockopt(3, SOL_SOCKET, SO_SNDBUFFORCE, &deep, sizeof deep) < 0) setsockopt(3, SOL_SOCKET, SO_SNDBUF, &deep, sizeof deep);
   fcntl(3, F_SETFL, fcntl(3, F_GETFL) | O_NONBLOCK);
   fcntl(4, F_SETFL, fcntl(4, F_GETFL) | O_NONBLOCK);
+  int awaiting = hand_over; /* the program's socket is yet to come from the relay */
+  int deep = 0;             /* the sandbox's side has its deep send buffer */
   for (;;) {
+    if (!awaiting && !deep) {
+      /* A deep send buffer toward the sandbox: fewer, larger moves on both sides (forced where Warden may). */
+      int size = 4 * 1024 * 1024;
+      if (setsockopt(sandbox_fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof size) < 0)
+        setsockopt(sandbox_fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+      in.dst = out.src = sandbox_fd;
+      deep = 1;
+    }
     /* A plain request's body is done once its length is through: the sandbox's later bytes stay unread. */
-    if (out.limit == 0 && !out.in_pipe) out.done = 1;
+    if (!awaiting && out.limit == 0 && !out.in_pipe) out.done = 1;
     if (in.done && out.done) finish(&in, &out, NULL);
     struct pollfd fds[5] = {{.fd = 0, .events = POLLIN}};
     int n = 1;
     int idx[2][2];
     for (int i = 0; i < 2; i++) {
       struct dir *d = dirs[i];
-      int want_in = !d->eof && d->limit != 0 && d->in_pipe < PIPE_SIZE;
+      /* While awaiting: only the relay's bytes, one read at a time into an empty pipe; nothing from the destination. */
+      int want_in = awaiting ? d == &out && !d->in_pipe : !d->eof && d->limit != 0 && d->in_pipe < PIPE_SIZE;
       idx[i][0] = n;
       fds[n++] = (struct pollfd){.fd = want_in ? d->src : -1, .events = POLLIN};
       idx[i][1] = n;
@@ -129,19 +249,24 @@ int pump_main(const char *limit_text) {
     for (int i = 0; i < 2; i++) {
       short se = fds[idx[i][0]].revents, de = fds[idx[i][1]].revents;
       if ((se | de) & POLLERR) {
-        int err = 0;
+        int fd = se & POLLERR ? dirs[i]->src : dirs[i]->dst, err = 0;
         socklen_t len = sizeof err;
-        getsockopt(se & POLLERR ? dirs[i]->src : dirs[i]->dst, SOL_SOCKET, SO_ERROR, &err, &len);
-        snprintf(error_text, sizeof error_text, "%s: %s", (se & POLLERR ? dirs[i]->src : dirs[i]->dst) == 3 ? "sandbox side" : "destination",
-                 err ? strerror(err) : "socket error");
+        getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+        snprintf(error_text, sizeof error_text, "%s: %s", side(fd), err ? strerror(err) : "socket error");
         finish(&in, &out, error_text);
       }
-      const char *e = step(dirs[i], se, de);
+      const char *e = NULL;
+      if (awaiting && dirs[i] == &out && (se & (POLLIN | POLLHUP))) {
+        int r = await_socket(&out, &e);
+        if (r != 0) awaiting = 0;
+        se = 0;
+      }
+      if (!e) e = step(dirs[i], awaiting ? 0 : se);
       /* Moving on while bytes keep coming costs a splice that finds nothing, where going back to
        * poll would cost a poll per chunk the socket hands over (a loopback gives 64 KiB at a time). */
-      for (int more = 0; !e && (se & POLLIN) && more < 16; more++) {
+      for (int more = 0; !e && !awaiting && (se & POLLIN) && more < 16; more++) {
         unsigned long long before = dirs[i]->taken;
-        e = step(dirs[i], POLLIN, POLLOUT);
+        e = step(dirs[i], POLLIN);
         if (dirs[i]->taken == before) break;
       }
       if (e) finish(&in, &out, e);

@@ -1,17 +1,25 @@
 /*
- * `warden-runner egress-relay PORT SOCKET [--pass-fd]`: the way out of an `egress` sandbox. The
+ * `warden-runner egress-relay PORT SOCKET [--hand-over]`: the way out of an `egress` sandbox. The
  * sandbox has no network (`--network none`); programs find this relay on 127.0.0.1:PORT through
  * HTTP_PROXY, and it joins each accepted connection to one new connection on SOCKET, the Unix socket
  * Warden's egress proxy listens on (a host directory bind-mounted read-only at /.warden/egress,
- * holding nothing else). With --pass-fd (under runc, where the kernel carries descriptors across) it
- * sends the program's connection itself over that new connection (one byte 'F' with SCM_RIGHTS) and
- * lets go of it: the proxy then reads and writes the program's socket directly, with nothing of this
- * process in the byte path. Otherwise (gVisor, whose host sockets carry no descriptors) it moves the
- * bytes both ways itself. Either way it decides nothing: which sandbox a connection comes from is
- * known on the host by which socket it reached, never from anything said here. With nobody serving
- * the socket (no Warden process listening), a connection gets a one-line 503 saying so, never a way
- * past the proxy. Started by an exec, it forks a daemon and returns once it listens, so it outlives
- * the Warden process that started it; a second start finds the port taken and leaves it running.
+ * holding nothing else), moving the bytes both ways with splice(2). It decides nothing: which
+ * sandbox a connection comes from is known on the host by which socket it reached, never from
+ * anything said here. With nobody serving the socket (no Warden process listening), a connection
+ * gets a one-line 503 saying so, never a way past the proxy. Started by an exec, it forks a daemon
+ * and returns once it listens, so it outlives the Warden process that started it; a second start
+ * finds the port taken and leaves it running.
+ *
+ * With --hand-over (under runc, where the kernel carries descriptors across) each connection to the
+ * proxy starts with the byte HANDS_OVER, saying this relay can give the program's connection away.
+ * Once Warden has decided a connection and it has carried a while, Warden sends one byte with a
+ * descriptor attached (the marker: a read that brings descriptors ends with it, so it is told
+ * from the program's bytes by that alone). The relay then stops reading the program, passes on
+ * what it still holds both ways, and sends the program's socket itself (one byte 'F', SCM_RIGHTS)
+ * to the pump that Warden has started for it (resources/runner/pump.c), and lets go of both: the
+ * bytes then go from the program's socket to the destination with nothing of this process between.
+ * A program that had already ended its side is carried on here instead (its EOF has gone out and
+ * nothing can follow it); the pump sees that EOF and carries it the same way.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +38,10 @@
 #define PIPE_CAP (1024 * 1024)
 /* What a refused connection may still send (its request) before it is closed unread. */
 #define DISCARD_LIMIT (1024 * 1024)
+/* The first byte on the proxy's connection from a relay that hands connections over (never an HTTP request's first). */
+#define HANDS_OVER 0x01
+/* One read of the proxy's connection where the marker may come (into an empty pipe, where it always fits). */
+#define MARKED_CHUNK (64 * 1024)
 
 struct way {
   int pipe[2];
@@ -44,12 +56,13 @@ struct pair {
   int fds[2];
   struct way ways[2]; /* ways[0]: from fds[0] to fds[1] (to the proxy); ways[1]: back */
   size_t discarded;
+  int handing; /* the marker came: what is held goes on, then the program's socket goes to the pump */
 };
 
 static struct pair pairs[MAX_PAIRS];
 static int npairs;
 static struct sockaddr_un proxy_addr;
-static int pass_fd;
+static int hand_over_mode;
 
 /* A start that fails says why on stderr (the exec's), and exits non-zero. */
 static void fatal_text(const char *message) __attribute__((noreturn));
@@ -85,8 +98,9 @@ static void refuse(int fd, const char *why) {
   shutdown(fd, SHUT_WR);
 }
 
-/* Sends the program's connection to the proxy as a descriptor; true when it went (then both are closed here). */
-static int hand_over(int fd, int up) {
+/* Sends the program's connection over the proxy's connection as a descriptor (to the pump): 1 when it
+ * went (both are then let go here), 0 to try again once the connection can take it, -1 when it failed. */
+static int give_away(struct pair *p) {
   char byte = 'F';
   struct iovec iov = {.iov_base = &byte, .iov_len = 1};
   union {
@@ -99,18 +113,12 @@ static int hand_over(int fd, int up) {
   c->cmsg_level = SOL_SOCKET;
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof(int));
-  memcpy(CMSG_DATA(c), &fd, sizeof(int));
-  /* The descriptor is a blocking socket again, as the program's side of a plain connection is. */
-  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  ssize_t n;
-  do n = sendmsg(up, &msg, MSG_NOSIGNAL);
-  while (n < 0 && errno == EINTR);
-  if (n != 1) {
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-    return 0;
-  }
-  close(up);
-  close(fd);
+  memcpy(CMSG_DATA(c), &p->fds[0], sizeof(int));
+  ssize_t n = sendmsg(p->fds[1], &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+  if (n < 0) return errno == EAGAIN || errno == EINTR ? 0 : -1;
+  close(p->fds[0]);
+  close(p->fds[1]);
+  p->fds[0] = p->fds[1] = -1;
   return 1;
 }
 
@@ -123,9 +131,25 @@ static void accept_one(int lfd) {
   }
   struct pair p = {.fds = {fd, -1}};
   int up = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (up >= 0 && connect(up, (struct sockaddr *)&proxy_addr, sizeof proxy_addr) == 0) {
-    /* Not handed over (the send failed): carried here instead, on the same fresh connection. */
-    if (pass_fd && hand_over(fd, up)) return;
+  const char hands_over = HANDS_OVER;
+  int connected = up >= 0 && connect(up, (struct sockaddr *)&proxy_addr, sizeof proxy_addr) == 0;
+  if (connected && hand_over_mode && write(up, &hands_over, 1) != 1) {
+    /* The proxy answered and closed before this byte went (it refuses a connection past its
+     * sandbox's limit at once): its answer, still here to read, is what the program gets. */
+    char said[1024];
+    ssize_t n = recv(up, said, sizeof said, MSG_DONTWAIT);
+    close(up);
+    if (n > 0) {
+      (void)!write(fd, said, (size_t)n);
+      shutdown(fd, SHUT_WR);
+      pairs[npairs++] = p; /* its request is read and thrown away, as a refused one's */
+      return;
+    }
+    up = -1;
+    connected = 0;
+    errno = EPIPE;
+  }
+  if (connected) {
     p.fds[1] = up;
     for (int k = 0; k < 2; k++) {
       if (pipe2(p.ways[k].pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
@@ -170,10 +194,73 @@ static int flush(struct pair *p, int k) {
   return 0;
 }
 
+/*
+ * The proxy's side failed: it closed with bytes of the program's unread, which is how it refuses a
+ * connection at once (past its sandbox's limit), and the kernel then reports an error here rather
+ * than an end. What it said before it went still goes to the program (the pipe's, then what is
+ * queued), and the program's request is then read and thrown away as a refused one's, so its
+ * socket is never closed with bytes unread (which would reset it and lose that answer).
+ */
+static int salvage(struct pair *p) {
+  char said[4096];
+  if (flush(p, 1) < 0) return -1;
+  ssize_t n;
+  while ((n = recv(p->fds[1], said, sizeof said, MSG_DONTWAIT)) > 0) (void)!write(p->fds[0], said, (size_t)n);
+  close(p->fds[1]);
+  p->fds[1] = -1;
+  for (int k = 0; k < 2; k++)
+    for (int e = 0; e < 2; e++) {
+      if (p->ways[k].pipe[e] > 0) close(p->ways[k].pipe[e]);
+      p->ways[k].pipe[e] = 0;
+    }
+  p->handing = 0;
+  shutdown(p->fds[0], SHUT_WR);
+  return 0;
+}
+
+/*
+ * The proxy's bytes toward the program where a marker may come among them: read (not spliced, which
+ * would drop a descriptor), one chunk at a time into the empty pipe. The descriptor that marks it
+ * is only a marker, and is closed.
+ */
+static int receive(struct pair *p) {
+  static char buf[MARKED_CHUNK];
+  struct way *w = &p->ways[1];
+  struct iovec iov = {.iov_base = buf, .iov_len = sizeof buf};
+  union {
+    struct cmsghdr align;
+    char buf[CMSG_SPACE(4 * sizeof(int))];
+  } control;
+  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf, .msg_controllen = sizeof control.buf};
+  ssize_t n = recvmsg(p->fds[1], &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+  if (n < 0) return errno == EAGAIN || errno == EINTR ? 0 : salvage(p);
+  if (n == 0) {
+    w->eof = 1;
+    return flush(p, 1);
+  }
+  int marked = (msg.msg_flags & MSG_CTRUNC) != 0;
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+      int one;
+      memcpy(&one, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+      close(one);
+      marked = 1;
+    }
+  }
+  size_t data = (size_t)n - (marked ? 1 : 0);
+  if (data && write(w->pipe[1], buf, data) != (ssize_t)data) return -1;
+  w->in_pipe += data;
+  /* Past the program's own EOF nothing can follow it to the pump: this relay carries it on. */
+  if (marked && !p->ways[0].eof) p->handing = 1;
+  return flush(p, 1);
+}
+
 static int fill(struct pair *p, int k) {
   struct way *w = &p->ways[k];
+  if (k == 1 && hand_over_mode) return receive(p);
   ssize_t n = splice(p->fds[k], NULL, w->pipe[1], NULL, w->cap - w->in_pipe, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-  if (n < 0) return errno == EAGAIN || errno == EINTR ? 0 : -1;
+  if (n < 0) return errno == EAGAIN || errno == EINTR ? 0 : k == 1 ? salvage(p) : -1;
   if (n == 0) w->eof = 1;
   else w->in_pipe += (size_t)n;
   return flush(p, k);
@@ -188,6 +275,16 @@ static int discard(struct pair *p) {
   return n == 0 || p->discarded > DISCARD_LIMIT ? -1 : 0;
 }
 
+/* Whether a way takes bytes from its source now: not past its EOF, not into a full pipe; once handing, none. */
+static int wants_bytes(struct pair *p, int k) {
+  struct way *w = &p->ways[k];
+  if (w->eof || p->handing) return 0;
+  return k == 1 && hand_over_mode ? w->in_pipe == 0 : w->in_pipe < w->cap;
+}
+
+/* Handing over, and everything held is through both ways: the program's socket can go. */
+static int ready_to_give(struct pair *p) { return p->handing && p->fds[0] >= 0 && !p->ways[0].in_pipe && !p->ways[1].in_pipe; }
+
 static void serve(int lfd) {
   static struct pollfd fds[2 * MAX_PAIRS + 1];
   for (;;) {
@@ -198,8 +295,8 @@ static void serve(int lfd) {
         short ev = 0;
         if (p->fds[1] < 0) ev = k == 0 ? POLLIN : 0;
         else {
-          if (!p->ways[k].eof && p->ways[k].in_pipe < p->ways[k].cap) ev |= POLLIN;
-          if (p->ways[1 - k].in_pipe > 0) ev |= POLLOUT;
+          if (wants_bytes(p, k)) ev |= POLLIN;
+          if (p->ways[1 - k].in_pipe > 0 || (k == 1 && ready_to_give(p))) ev |= POLLOUT;
         }
         /* Nothing wanted: left out, or a hang-up would wake the loop for ever. */
         fds[1 + 2 * i + k] = (struct pollfd){.fd = ev ? p->fds[k] : -1, .events = ev};
@@ -218,20 +315,21 @@ static void serve(int lfd) {
         short re = fds[1 + 2 * i + k].revents;
         if (!re) continue;
         if (p->fds[1] < 0) bad = discard(p);
-        else if (re & POLLERR) bad = -1;
+        else if (re & POLLERR) bad = k == 1 ? salvage(p) : -1;
         else {
           if (re & POLLOUT) bad = flush(p, 1 - k);
-          if (!bad && (re & (POLLIN | POLLHUP)) && !p->ways[k].eof && p->ways[k].in_pipe < p->ways[k].cap) bad = fill(p, k);
+          if (!bad && (re & (POLLIN | POLLHUP)) && wants_bytes(p, k)) bad = fill(p, k);
         }
       }
+      if (!bad && ready_to_give(p)) bad = give_away(p);
       if (bad || (p->fds[1] >= 0 && p->ways[0].shut && p->ways[1].shut)) drop(i);
     }
     if (fds[0].revents & POLLIN) accept_one(lfd);
   }
 }
 
-int relay_main(const char *port_text, const char *socket_path, int pass_fds) {
-  pass_fd = pass_fds;
+int relay_main(const char *port_text, const char *socket_path, int hand_over) {
+  hand_over_mode = hand_over;
   char *end;
   long port = strtol(port_text, &end, 10);
   if (*end || port < 1 || port > 65535) fatal_text("egress-relay needs a port");

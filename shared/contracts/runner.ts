@@ -100,13 +100,12 @@ export const RUNNER_EXEC_WINDOW = 1 << 20;
 export const RUNNER_STDIN_WINDOW = 256 * 1024;
 
 /**
- * `warden-runner egress-relay PORT SOCKET [--pass-fd]`: the way out of an `egress` sandbox
+ * `warden-runner egress-relay PORT SOCKET [--hand-over]`: the way out of an `egress` sandbox
  * (resources/runner/relay.c). No frames: it listens on 127.0.0.1:PORT in the sandbox and joins each
  * connection to a new one on SOCKET, the Unix socket Warden's egress proxy listens on, in a host
- * directory mounted read-only at EGRESS_MOUNT_PATH (egress/egress-dir.ts); with --pass-fd it sends the
- * connection itself (the byte 'F' with its descriptor; egress/fd-intake.ts) instead of carrying its
- * bytes. Started by an exec that returns once it listens; it forks a daemon that outlives the Warden
- * process that started it.
+ * directory mounted read-only at EGRESS_MOUNT_PATH (egress/egress-dir.ts); with --hand-over it can
+ * give a connection itself to the egress pump when Warden asks (egress/hand-over.ts). Started by an
+ * exec that returns once it listens; it forks a daemon that outlives the Warden process that started it.
  */
 /** Where programs in an `egress` sandbox find the proxy (HTTP_PROXY): the relay's port in the sandbox's own loopback. */
 export const EGRESS_PROXY_PORT = 3128;

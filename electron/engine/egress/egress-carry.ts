@@ -3,11 +3,15 @@
 // never waits for a process to start; past them, where Warden's runner binary is at hand, the two
 // sockets are handed to `warden-runner egress-pump` on the host (resources/runner/pump.c), which
 // splices them with no copy through JavaScript and reports what it moved (a run with an egressBytes
-// budget never gets here: egress-proxy.ts). It is killed if its reports say cut (its sockets close
-// with it), and ends when Warden does (its stdin closes).
+// budget never gets here: egress-proxy.ts). Where the sandbox's relay can hand the program's
+// connection over (hand-over.ts), it is asked to at that moment, and the pump takes the program's
+// socket from it: the bytes then cross no relay and no Unix socket. The pump is killed if its reports
+// say cut (its sockets close with it), and ends when Warden does (its stdin closes).
 import { spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { carriedPastStream } from './egress-intake.js';
+import { askHandOver } from './hand-over.js';
 
 /** Moved through Node before a connection goes to the pump. */
 export const HANDOFF_BYTES = 1024 * 1024;
@@ -153,9 +157,18 @@ export function carry(o: Carry): void {
       else for (const s of [client, upstream]) s.resume();
       return finish();
     }
-    const child = spawn(pump, ['egress-pump', String(o.outLimit === null ? -1 : outLeft)], {
-      stdio: ['pipe', 'pipe', 'ignore', client as Socket, upstream],
-    });
+    // Past this point nothing more is written to the relay's connection: the marker, if sent, is the last of it.
+    const handOver = await askHandOver(client);
+    if (client.destroyed || upstream.destroyed) {
+      // Ended while the marker waited for room: nothing is left to carry.
+      client.destroy();
+      upstream.destroy();
+      finished = true;
+      return o.done(error);
+    }
+    const args = ['egress-pump', String(o.outLimit === null ? -1 : outLeft), ...(handOver ? ['--hand-over'] : [])];
+    const child = spawn(pump, args, { stdio: ['pipe', 'pipe', 'ignore', client as Socket, upstream] });
+    const release = carriedPastStream(client);
     client.destroy();
     upstream.destroy();
     let ending: string | null = null;
@@ -176,6 +189,7 @@ export function carry(o: Carry): void {
     child.once('error', (err) => (error ??= `the egress pump did not start: ${err.message}`));
     child.once('close', (code, signal) => {
       finished = true;
+      release();
       o.done(error ?? ending ?? (code === 0 ? null : `the egress pump ended (${signal ?? code})`));
     });
   }

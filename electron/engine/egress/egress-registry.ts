@@ -16,7 +16,7 @@ import { collectExec } from '../podman/exec-session.js';
 import { runtimeFromInspect } from '../podman/oci-runtime.js';
 import type { LibpodInspect } from '../podman/sandbox-info.js';
 import { egressDirOf, socketPathOf } from './egress-dir.js';
-import { handOverConnections } from './fd-intake.js';
+import { canHandOver } from './hand-over.js';
 import { intakeFor } from './egress-intake.js';
 
 /** How long ensure() leaves a sandbox alone once another process was found serving it. */
@@ -56,8 +56,6 @@ function listenOn(server: Server, path: string): Promise<NodeJS.ErrnoException |
 
 export class EgressRegistry extends EventEmitter<{
   lost: [{ sandboxId: string; reason: string; restarting: boolean }];
-  /** A connection dropped before it was served: what came on it was not a relay's (fd-intake.ts). */
-  refused: [{ sandboxId: string; why: string }];
 }> {
   private readonly servers = new Map<string, Promise<Server | null>>();
   /** When ensure() last found another process serving a sandbox. */
@@ -80,11 +78,10 @@ export class EgressRegistry extends EventEmitter<{
         `sandbox ${containerId.slice(0, 12)} has no egress socket directory mounted at ${EGRESS_MOUNT_PATH} (it was made by an older Warden)`,
         'destroy it and create it again',
       );
-    // Only on request (fd-intake.ts says why), and where the sandbox's sockets are the host kernel's:
-    // gVisor's (and a microVM's) carry no descriptors to the host.
-    const passFd = handOverConnections() && /(^|\/)(runc|crun)$/.test(runtimeFromInspect(raw.OCIRuntime));
-    const served = await this.listen(containerId, socketPathOf(dir), passFd);
-    if (opts.relay !== false) await this.startRelay(containerId, passFd);
+    // Where the sandbox's sockets are the host kernel's (hand-over.ts): gVisor's (and a microVM's) carry no descriptors to the host.
+    const handOver = canHandOver() && /(^|\/)(runc|crun)$/.test(runtimeFromInspect(raw.OCIRuntime));
+    const served = await this.listen(containerId, socketPathOf(dir));
+    if (opts.relay !== false) await this.startRelay(containerId, handOver);
     return served;
   }
 
@@ -135,16 +132,12 @@ export class EgressRegistry extends EventEmitter<{
     await new Promise((resolve) => setImmediate(resolve));
   }
 
-  private async listen(containerId: string, path: string, descriptors: boolean): Promise<Served> {
+  private async listen(containerId: string, path: string): Promise<Served> {
     const existing = await this.servers.get(containerId);
     if (existing) return 'here';
-    const intake = intakeFor(
-      (stream) => (this.handler ? this.handler(stream, containerId) : stream.destroy()),
-      (why) => this.emit('refused', { sandboxId: containerId, why }),
-      { descriptors },
-    );
-    // Paused until its first byte says whether it brings the program's connection itself (egress-intake.ts).
-    const server = createServer({ allowHalfOpen: true, pauseOnConnect: descriptors }, (socket) =>
+    const intake = intakeFor((stream) => (this.handler ? this.handler(stream, containerId) : stream.destroy()));
+    // Paused until its first byte says whether its relay can hand the program's connection over (egress-intake.ts).
+    const server = createServer({ allowHalfOpen: true, pauseOnConnect: true }, (socket) =>
       this.handler ? intake(socket) : socket.destroy(),
     );
     const listening = (async (): Promise<Server | null> => {
@@ -172,14 +165,14 @@ export class EgressRegistry extends EventEmitter<{
   }
 
   /** Runs the relay's start in the sandbox: it returns once the relay listens (or one already does). */
-  private async startRelay(containerId: string, passFd: boolean): Promise<void> {
+  private async startRelay(containerId: string, handOver: boolean): Promise<void> {
     const r = await collectExec(this.conn, containerId, {
       cmd: [
         RUNNER_MOUNT_PATH,
         'egress-relay',
         String(EGRESS_PROXY_PORT),
         `${EGRESS_MOUNT_PATH}/${EGRESS_SOCKET_NAME}`,
-        ...(passFd ? ['--pass-fd'] : []),
+        ...(handOver ? ['--hand-over'] : []),
       ],
     });
     if (r.exitCode !== 0) throw new Error(r.stderr.toString().trim().slice(0, 300) || `exit ${r.exitCode}`);

@@ -1,0 +1,79 @@
+// The hand-over (under runc): past the proxy's decision, the program's own TCP connection goes from
+// the sandbox's relay straight to the egress pump, so a large transfer crosses no relay and no Unix
+// socket (resources/runner/relay.c, pump.c say how). Warden's part is small and touches nothing the
+// sandbox holds: it reads the relay's first byte (HANDS_OVER: this relay can give its connections
+// away), and when it hands a connection to the pump it sends the relay a marker on its own end of
+// their Unix connection. Node cannot send a descriptor, and the marker is one byte with a
+// descriptor, so a small Node-API addon sends it (resources/native/hand-over.c). The program's socket
+// itself only ever reaches the pump, a process of the connection's own: the sandbox may keep a copy
+// of it and make any process that reads or writes it block (clear O_NONBLOCK, a long SO_LINGER), and
+// that must never be the one serving the API, the panel and every other sandbox.
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Socket } from 'node:net';
+import { dirname, join } from 'node:path';
+import type { Duplex } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+
+interface Addon {
+  sendMarker(fd: number): string;
+}
+
+/** The first byte a relay started with --hand-over sends on each connection (never an HTTP request's first). */
+export const HANDS_OVER = 0x01;
+/** Tries at sending the marker while the relay's connection is full: from the next turn of the loop up to 20 ms apart. */
+const RETRY_MS = [0, 0, 1, 2, 5, 10, 20, 20, 20, 20];
+
+let addon: Addon | null | undefined;
+
+function loadAddon(): Addon | null {
+  if (addon !== undefined) return addon;
+  addon = null;
+  if (process.env.WARDEN_EGRESS_HAND_OVER === 'off') return addon;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++, dir = dirname(dir)) {
+    const candidate = join(dir, 'out', 'native', 'hand-over.node');
+    if (!existsSync(candidate)) continue;
+    try {
+      addon = createRequire(import.meta.url)(candidate) as Addon;
+    } catch (err) {
+      process.stderr.write(`warden: egress hand-over addon not loaded (${(err as Error).message}); relays will carry bytes themselves\n`);
+    }
+    break;
+  }
+  return addon;
+}
+
+/** Whether relays are started with --hand-over (the addon is built, and WARDEN_EGRESS_HAND_OVER is not `off`). */
+export function canHandOver(): boolean {
+  return loadAddon() !== null;
+}
+
+/** Streams whose relay said HANDS_OVER first (egress-intake.ts). */
+const relaysThatHandOver = new WeakSet<Duplex>();
+
+export function markHandsOver(stream: Duplex): void {
+  relaysThatHandOver.add(stream);
+}
+
+const fdOf = (s: Duplex) => (s as unknown as { _handle?: { fd?: number } })._handle?.fd;
+
+/**
+ * Asks the relay behind this stream to hand the program's connection over: true once the marker is
+ * sent (the pump must then be started with --hand-over), false where it cannot be (a relay that
+ * carries bytes itself, no addon, or the marker would not go), and the connection stays as it was.
+ * Call it only once nothing more is to be written to the stream.
+ */
+export async function askHandOver(stream: Socket | Duplex): Promise<boolean> {
+  const intake = loadAddon();
+  const fd = fdOf(stream);
+  if (!intake || !relaysThatHandOver.has(stream) || typeof fd !== 'number') return false;
+  for (const wait of RETRY_MS) {
+    if (stream.destroyed) return false;
+    const r = intake.sendMarker(fd);
+    if (r === 'sent') return true;
+    if (r !== 'again') return false;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+  return false;
+}
