@@ -1,10 +1,10 @@
 /*
- * `warden-runner egress-pump OUT_LIMIT [--hand-over]`, run on the HOST by Warden's egress proxy (never
- * inside a sandbox): carries one connection that Warden has already decided, from fd 3 (the sandbox's
+ * `warden-runner egress-pump`, run on the HOST by Warden's egress proxy (never inside a sandbox),
+ * started ahead and set going by a line on its stdin (read_go below): carries one connection that Warden has already decided, from fd 3 (the sandbox's
  * side, a Unix connection from its relay) to fd 4 (the destination) and back, with splice(2) through
  * pipes, so a large transfer costs no copy through Warden's JavaScript.
  *
- * With --hand-over (runc: Warden has just asked the relay, with a marker, to hand the program's
+ * With HAND_OVER (runc: Warden has just asked the relay, with a marker, to hand the program's
  * connection over), the relay sends what it still had of the program's bytes, then one byte 'F'
  * with the program's TCP socket (SCM_RIGHTS). Those bytes go on to the destination, and from then on
  * the program's own socket is spliced to the destination with no relay and no Unix socket between.
@@ -12,13 +12,13 @@
  * sandbox may keep a copy of it and clear O_NONBLOCK or set a long SO_LINGER, which could block any
  * process that touches it, so only this one may. A descriptor that is not a connected TCP socket
  * ends the connection. A relay that ends its side instead (its program had already ended its own)
- * is carried as without --hand-over. Nothing is read from the destination until then: the relay
+ * is carried as without it. Nothing is read from the destination until then: the relay
  * hands over only once all Warden sent it is through, so the bytes keep their order.
  *
  * It decides nothing: it reports the
  * bytes it moved on stdout ("in N" toward the sandbox, "out N" toward the destination, at least every
  * REPORT bytes) and Warden, which counts them against the run's budget, kills it when it must cut.
- * OUT_LIMIT: -1 passes everything and an EOF on to the destination (a CONNECT tunnel); N >= 0 passes
+ * LIMIT: -1 passes everything and an EOF on to the destination (a CONNECT tunnel); N >= 0 passes
  * at most N more bytes from the sandbox and no EOF (a plain HTTP request body). It ends when the
  * destination's side has ended and been passed on (and, for a tunnel, the sandbox's too), on any
  * error ("end ERROR" on stdout), or when Warden goes (its stdin closes).
@@ -197,15 +197,32 @@ static int await_socket(struct dir *out, const char **why) {
   return 1;
 }
 
-int pump_main(const char *limit_text, int hand_over) {
+/*
+ * Reads the word to start, "go LIMIT HAND_OVER\n", from stdin (blocking: nothing else happens until
+ * it comes). Warden starts a pump before it needs it and goes on carrying the connection itself
+ * meanwhile, so a transfer never waits for a process to start; until this word the pump touches
+ * neither socket. LIMIT: the out limit; HAND_OVER: 1 when the relay was asked to hand over.
+ */
+static int read_go(long long *limit, int *hand_over) {
+  char line[64];
+  size_t len = 0;
+  while (len < sizeof line - 1) {
+    ssize_t n = read(0, line + len, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return 0;
+    if (line[len++] == '\n') break;
+  }
+  line[len] = 0;
+  char nl;
+  return sscanf(line, "go %lld %d%c", limit, hand_over, &nl) == 3 && nl == '\n' && *limit >= -1 && (*hand_over == 0 || *hand_over == 1);
+}
+
+int pump_main(void) {
   /* Gone with Warden: a pump that the sandbox blocks (it holds a copy of the program's socket) must not outlive it. */
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-  char *end;
-  long long limit = strtoll(limit_text, &end, 10);
-  if (*end || limit < -1) {
-    fprintf(stderr, "egress-pump needs an out limit\n");
-    return 2;
-  }
+  long long limit;
+  int hand_over;
+  if (!read_go(&limit, &hand_over)) return 0; /* not needed after all (Warden carried it on), or Warden went */
   struct dir in = {.src = 4, .dst = 3, .limit = -1, .pass_eof = 1, .name = "in"};
   struct dir out = {.src = 3, .dst = 4, .limit = limit, .pass_eof = limit < 0, .name = "out"};
   struct dir *dirs[2] = {&in, &out};

@@ -174,7 +174,7 @@ int exec_count(void);
 /* relay.c: the egress-relay mode. */
 int relay_main(const char *port, const char *socket_path, int hand_over);
 /* pump.c: the egress-pump mode (run on the host by Warden's egress proxy). */
-int pump_main(const char *out_limit, int hand_over);
+int pump_main(void);
 
 /* files.c */
 void file_start(uint8_t op, uint32_t id, struct cursor *c);

@@ -7,7 +7,7 @@
 // connection over (hand-over.ts), it is asked to at that moment, and the pump takes the program's
 // socket from it: the bytes then cross no relay and no Unix socket. The pump is killed if its reports
 // say cut (its sockets close with it), and ends when Warden does (its stdin closes).
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { carriedPastStream } from './egress-intake.js';
@@ -125,10 +125,25 @@ export function carry(o: Carry): void {
   ).map(([s, ev, fn]) => [s, ev, fn as unknown as Listener] as const);
   for (const [s, ev, fn] of hooks) s.on(ev, fn);
 
+  /** The pump, started ahead once the connection is large and idle until its word; null: none (yet). */
+  let standby: ChildProcess | null = null;
+  let standbyRunning = false;
+  /** The pump could not be started: Node carries it all. */
+  let noPump = false;
+  // A standby pump holds copies of both sockets: once Node lets go of either, it must go too, or the
+  // peer would not see the close.
+  const dropStandby = () => {
+    if (!handedOff && standby) standby.kill('SIGKILL');
+  };
+  client.once('close', dropStandby);
+  upstream.once('close', dropStandby);
+
   function handOffWhenLarge(): void {
-    if (handedOff || !o.pump || moved < HANDOFF_BYTES || error !== null) return;
+    if (handedOff || !o.pump || noPump || moved < HANDOFF_BYTES || error !== null) return;
     if (client.readableEnded || upstream.readableEnded || client.destroyed || upstream.destroyed || !hasFd(client) || !hasFd(upstream))
       return;
+    if (!standby) return startPump(o.pump);
+    if (!standbyRunning) return;
     handedOff = true;
     for (const [s, ev, fn] of hooks) s.off(ev, fn);
     for (const s of [client, upstream]) {
@@ -136,10 +151,25 @@ export function carry(o: Carry): void {
       holdReads(s, true);
       s.on('error', () => undefined);
     }
-    void handOff(o.pump);
+    void handOff(standby);
   }
 
-  async function handOff(pump: string): Promise<void> {
+  /** Starts the pump while Node goes on carrying: a transfer never waits for a process to start. */
+  function startPump(pump: string): void {
+    const child = spawn(pump, ['egress-pump'], { stdio: ['pipe', 'pipe', 'ignore', client as Socket, upstream] });
+    standby = child;
+    child.stdin!.on('error', () => undefined);
+    child.once('spawn', () => {
+      standbyRunning = true;
+      handOffWhenLarge();
+    });
+    child.once('error', () => {
+      noPump = true;
+      standby = null;
+    });
+  }
+
+  async function handOff(child: ChildProcess): Promise<void> {
     // What Node already read goes on first, and everything Node still has to write is written.
     for (let c: Buffer | null; (c = client.read() as Buffer | null) !== null;) {
       const part = c.length > outLeft ? c.subarray(0, outLeft) : c;
@@ -149,25 +179,26 @@ export function carry(o: Carry): void {
     for (let c: Buffer | null; (c = upstream.read() as Buffer | null) !== null;) if (!o.count('in', c.length, c) || !client.write(c)) break;
     await Promise.all([client, upstream].map((s) => (s.writableLength ? new Promise((r) => s.once('drain', r).once('close', r)) : null)));
     if (client.readableLength || upstream.readableLength || client.destroyed || upstream.destroyed || o.cutWhy()) {
-      // Not at a clean point (more came, or it was cut): Node carries it after all.
+      // Not at a clean point (more came, or it was cut): Node carries it on, and tries again later.
       handedOff = false;
       for (const s of [client, upstream]) holdReads(s, false);
       for (const [s, ev, fn] of hooks) s.on(ev, fn);
       if (o.cutWhy()) cut();
       else for (const s of [client, upstream]) s.resume();
+      if (client.destroyed || upstream.destroyed) dropStandby();
       return finish();
     }
     // Past this point nothing more is written to the relay's connection: the marker, if sent, is the last of it.
     const handOver = await askHandOver(client);
     if (client.destroyed || upstream.destroyed) {
       // Ended while the marker waited for room: nothing is left to carry.
+      child.kill('SIGKILL');
       client.destroy();
       upstream.destroy();
       finished = true;
       return o.done(error);
     }
-    const args = ['egress-pump', String(o.outLimit === null ? -1 : outLeft), ...(handOver ? ['--hand-over'] : [])];
-    const child = spawn(pump, args, { stdio: ['pipe', 'pipe', 'ignore', client as Socket, upstream] });
+    child.stdin!.write(`go ${o.outLimit === null ? -1 : outLeft} ${handOver ? 1 : 0}\n`);
     const release = carriedPastStream(client);
     client.destroy();
     upstream.destroy();
@@ -186,11 +217,12 @@ export function carry(o: Carry): void {
         } else if (line.startsWith('end ')) ending = line.slice(4) || null;
       }
     });
-    child.once('error', (err) => (error ??= `the egress pump did not start: ${err.message}`));
-    child.once('close', (code, signal) => {
+    const ended = (code: number | null, signal: NodeJS.Signals | null) => {
       finished = true;
       release();
       o.done(error ?? ending ?? (code === 0 ? null : `the egress pump ended (${signal ?? code})`));
-    });
+    };
+    if (child.exitCode !== null || child.signalCode !== null) ended(child.exitCode, child.signalCode);
+    else child.once('close', ended);
   }
 }

@@ -1,4 +1,4 @@
-// The pump's side of the hand-over (resources/runner/pump.c, --hand-over), against the real runner
+// The pump's side of the hand-over (resources/runner/pump.c, "go LIMIT 1"), against the real runner
 // binary and real sockets: a helper compiled here with gcc plays the relay on the other end of the
 // pump's Unix connection. It sends some of the program's bytes and then what a relay sends (its
 // TCP connection, with 'F') or what an attacker could (a pipe, a Unix socket, a listening or an
@@ -135,16 +135,17 @@ async function pumpWith(mode: string) {
   const toDestination = connect(portOf(destination), '127.0.0.1');
   await new Promise((res) => toDestination.once('connect', res));
   const atDestination = await next(destinationEnds, d);
-  const pump = spawn(RUNNER, ['egress-pump', '-1', '--hand-over'], { stdio: ['pipe', 'pipe', 'ignore', relaySide, toDestination] });
+  const pump = spawn(RUNNER, ['egress-pump'], { stdio: ['pipe', 'pipe', 'ignore', relaySide, toDestination] });
   relaySide.destroy();
   toDestination.destroy();
+  pump.stdin!.write('go -1 1\n');
   let lines = '';
   pump.stdout!.on('data', (c: Buffer) => (lines += c.toString()));
   const ended = new Promise<string>((res) => pump.once('close', () => res(lines)));
   return { atDestination, ended, relayDone, relayOut: () => relayOut };
 }
 
-describe.runIf(existsSync(RUNNER))('the egress pump takes a handed-over connection (--hand-over)', () => {
+describe.runIf(existsSync(RUNNER))('the egress pump takes a handed-over connection', () => {
   it("carries the relay's bytes, then the program's own socket both ways", async () => {
     const p = Promise.resolve(programEnds.length);
     const { atDestination, ended, relayDone } = await pumpWith('tcp');
@@ -183,6 +184,22 @@ describe.runIf(existsSync(RUNNER))('the egress pump takes a handed-over connecti
     expect(relayOut()).toBe('back');
     expect(await ended).toMatch(/end \n$/);
   });
+});
+
+it.runIf(existsSync(RUNNER))('a pump started ahead touches neither socket until its word, and goes quietly without it', async () => {
+  const relaySide = new Promise<Socket>((r) => intake.once('connection', r));
+  const sandbox = connect(join(dir, 'intake.sock'));
+  const idle = spawn(RUNNER, ['egress-pump'], { stdio: ['pipe', 'pipe', 'ignore', await relaySide, 'ignore'] });
+  let said = '';
+  idle.stdout!.on('data', (c: Buffer) => (said += c.toString()));
+  await new Promise((r) => idle.once('spawn', r));
+  sandbox.write('still mine');
+  idle.stdin!.end(); // Warden carried it on and let the pump go
+  expect(await new Promise((r) => idle.once('close', r))).toBe(0);
+  expect(said).toBe('');
+  const side = relayEnds.at(-1)!;
+  expect(await new Promise<string>((r) => side.once('data', (d: Buffer) => r(d.toString())).resume())).toBe('still mine');
+  sandbox.destroy();
 });
 
 it('the runner is built (without it egress has no pump, and every byte goes through Node)', () => {
