@@ -2,7 +2,8 @@
 // files.remove of a directory with content and files.rename of a directory, each a gateway call
 // under the /workspace rules. The attacks: symlinks out of the workspace (in the tree, in the path,
 // swapped in while a removal runs), `..`, paths the policy hides or keeps read-only inside the
-// tree, a directory moved into itself, trees too deep or too large (refused whole, nothing removed).
+// tree, a directory moved into itself, trees too deep or too large (refused whole, nothing removed), and
+// a tree made one level deeper than the door can remove (makeDir, write, rename: refused before it runs).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Sandbox, type FilesystemEvent } from 'e2b';
 import { openTestServer, type TestServer } from '../test-support/test-server.js';
@@ -110,6 +111,44 @@ describe('files.remove of a directory with content', () => {
   });
 });
 
+describe('what the door makes, it can remove: directories at most MAX_TREE_DEPTH levels below /workspace', () => {
+  const chain = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i + 1}`).join('/');
+
+  it('makes the deepest tree allowed, lists and removes it whole; one level deeper is refused with a clear error, by makeDir, write and rename', async () => {
+    const deepest = chain('z', MAX_TREE_DEPTH);
+    expect(await sbx.files.makeDir(deepest)).toBe(true);
+    await sbx.files.write(`${deepest}/f.txt`, 'bottom');
+    expect(await names('/home/user', MAX_TREE_DEPTH)).toContain(`/workspace/${deepest}:dir`);
+
+    // One level deeper, three ways: a directory, a file's parents, a tree renamed to where its directories would be too deep.
+    const tooDeep = await failure(sbx.files.makeDir(`${deepest}/z${MAX_TREE_DEPTH + 1}`));
+    // Refused before it runs, as a path outside /workspace is: a denial the run and the ledger record, saying why and what to do.
+    expect(tooDeep.message).toContain('Warden policy: /workspace/z1/z2/');
+    expect(tooDeep.message).toContain(`the directory would be ${MAX_TREE_DEPTH + 1} levels below /workspace`);
+    expect(tooDeep.message).toContain(`keep directories at most ${MAX_TREE_DEPTH} levels below /workspace`);
+    const tooDeepFile = await failure(sbx.files.write(`${deepest}/z${MAX_TREE_DEPTH + 1}/f.txt`, 'x'));
+    expect(tooDeepFile.message).toContain(`the file's directory would be ${MAX_TREE_DEPTH + 1} levels below /workspace`);
+    expect(await sbx.files.makeDir('pair/inner')).toBe(true);
+    const near = chain('z', MAX_TREE_DEPTH - 1);
+    const tooDeepMove = await failure(sbx.files.rename('pair', `${near}/pair`));
+    expect(tooDeepMove.message).toContain(`a directory of /workspace/pair would be ${MAX_TREE_DEPTH + 1} levels below /workspace`);
+    expect(await sbx.files.exists('pair/inner')).toBe(true);
+    // Where it fits, it goes: MAX_TREE_DEPTH - 2 levels, then the pair's two.
+    await sbx.files.rename('pair', `${chain('z', MAX_TREE_DEPTH - 2)}/pair`);
+    // In the sandbox's own view (find counts from z1, one level below /workspace): the directories 32 levels down, none deeper.
+    expect(await sh(`cd ~ && find z1 -mindepth ${MAX_TREE_DEPTH - 1} -type d | sort`)).toBe(
+      `${chain('z', MAX_TREE_DEPTH - 2)}/pair/inner\n${deepest}\n`,
+    );
+    expect(await sh(`cd ~ && find z1 -mindepth ${MAX_TREE_DEPTH} -type d | wc -l`)).toBe('0\n');
+
+    // The whole tree goes from its top, through the door.
+    await sbx.files.remove('z1');
+    expect(await sbx.files.exists('z1')).toBe(false);
+    const removed = ts.audit.entries.filter((e) => e.kind === 'file.removed' && (e.payload as { path: string }).path === '/workspace/z1');
+    expect(removed.map((e) => e.payload)).toEqual([expect.objectContaining({ type: 'dir', entries: MAX_TREE_DEPTH + 2 })]);
+  });
+});
+
 describe('files.rename of a directory', () => {
   it('moves it with its content; never into itself, out of the workspace, through a symlink or over a protected path', async () => {
     await sh('mkdir -p ~/mvd/a && echo m > ~/mvd/a/m.txt');
@@ -125,8 +164,10 @@ describe('files.rename of a directory', () => {
     await sh('echo s > ~/mvd2/a/.env');
     expect((await failure(sbx.files.rename('mvd2', 'mvd3'))).message).toContain('Warden policy');
     expect(await sh('cat ~/mvd2/a/.env /tmp/victim/keep.txt')).toBe('s\nkeep\n');
-    const kinds = ts.audit.entries.filter((e) => e.kind === 'file.moved' && (e.payload as { type: string }).type === 'dir');
-    expect(kinds).toHaveLength(1);
+    const kinds = ts.audit.entries.filter(
+      (e) => e.kind === 'file.moved' && (e.payload as { path: string }).path.startsWith('/workspace/mvd'),
+    );
+    expect(kinds.map((e) => (e.payload as { type: string }).type)).toEqual(['dir']);
   });
 });
 

@@ -9,7 +9,7 @@ import type { Policy } from '../../../shared/types/policy.js';
 import type { CallSnapshot, ToolCallInfo, ToolName } from '../../../shared/types/run.js';
 import type { SnapshotInfo } from '../../../shared/types/snapshot.js';
 import type { WardenEngine } from '../engine.js';
-import type { SnapshotManifest } from '../snapshot/snapshot-store.js';
+import { ownerOf, type SnapshotManifest } from '../snapshot/snapshot-store.js';
 import { GatewayDenial } from './denial.js';
 import type { Run } from './runs.js';
 
@@ -94,8 +94,8 @@ export class AutoSnapshots {
     let excess = oldestFirst.length - keep;
     for (const m of oldestFirst) {
       if (excess <= 0) return;
-      if (m.sandbox === taken.sandbox && m.tag === taken.tag) continue;
-      const removed = await this.engine.snapshots.remove(m.sandbox, m.tag, why).then(
+      if (m.sandbox === taken.sandbox && m.tag === taken.tag && m.sandboxId === taken.sandboxId) continue;
+      const removed = await this.engine.snapshots.remove(m.sandbox, m.tag, why, { owner: ownerOf(m) }).then(
         () => true,
         // In use by a sandbox made from it: the next one goes instead (one removed meanwhile is gone all the same).
         (err: unknown) => err instanceof WardenError && err.code === 'E_NOT_FOUND',

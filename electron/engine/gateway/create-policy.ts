@@ -11,7 +11,7 @@ import type { AgentContext, PolicyVerdict } from './call-spec.js';
 import { GatewayDenial } from './denial.js';
 import { globToRegExp } from './glob.js';
 import { AGENT_LABEL } from './sandbox-access.js';
-import { isSnapshotImage } from '../snapshot/snapshots.js';
+import { isSnapshotImage } from '../snapshot/snapshot-names.js';
 
 /** A create request's body, before any check: a JSON object or refused. */
 export function createInput(raw: unknown): Record<string, unknown> {

@@ -18,7 +18,7 @@ export interface TreeList {
 import type { AgentContext, CallHooks, SandboxCall } from './call-spec.js';
 import { fileVerdict, pathAccess } from './path-policy.js';
 import { GatewayDenial } from './denial.js';
-import type { TreeEntry } from '../podman/file-tree.js';
+import { MAX_TREE_DEPTH, type TreeEntry } from '../podman/file-tree.js';
 import type { EffectivePolicy } from './policy-load.js';
 import type { Run } from './runs.js';
 import { currentFile, stillAsShown, writeEffect } from './write-effect.js';
@@ -56,6 +56,8 @@ export function fileSpec<T>(op: FileOp, ctx: AgentContext, path: string, hooks: 
       if (op === 'write' && comps.length === 0) throw new WardenError('E_BAD_INPUT', '/workspace is a directory; name a file in it');
       if ((op === 'remove' || op === 'move') && comps.length === 0)
         throw new WardenError('E_BAD_INPUT', `/workspace itself cannot be ${op}d`);
+      if (op === 'mkdir') refuseTooDeep(comps, comps.length, 'the directory');
+      if (op === 'write') refuseTooDeep(comps, comps.length - 1, "the file's directory");
       if (verb.target !== undefined) {
         const to = workspaceComponents(verb.target);
         if (to.length === 0) throw new WardenError('E_BAD_INPUT', '/workspace is a directory; name the destination in it');
@@ -190,11 +192,30 @@ export function moveVerb(engine: WardenEngine, ctx: AgentContext, path: string, 
       const [from, into] = [workspacePath(comps), workspacePath(dest)];
       if (into === from || into.startsWith(`${from}/`)) throw new WardenError('E_BAD_INPUT', `${from} cannot be moved into itself`);
       const at = (rel: string) => [`${from}/${rel}`, `${into}/${rel}`];
-      treeWritable(ctx, policy, await engine.files.walk(info, comps), at, `moving ${from}`);
+      const tree = await engine.files.walk(info, comps);
+      const below = Math.max(0, ...tree.filter((e) => e.type === 'dir').map((e) => e.path.split('/').length));
+      refuseTooDeep(dest, dest.length + below, `moved there, a directory of ${from}`);
+      treeWritable(ctx, policy, tree, at, `moving ${from}`);
       return engine.files.move(info, comps, dest, call, true);
     },
     settle: () => undefined,
   };
+}
+
+/**
+ * The file API makes no directory deeper below /workspace than its walks go (MAX_TREE_DEPTH), so
+ * every tree it makes it can also list whole and remove (a removal walks the tree first, and refuses
+ * one deeper than that). A command in the sandbox may nest deeper; the file API then refuses to remove
+ * that tree, whole (file-tree.ts).
+ */
+function refuseTooDeep(comps: string[], levels: number, what: string): void {
+  if (levels <= MAX_TREE_DEPTH) return;
+  const path = workspacePath(comps);
+  throw new WardenError(
+    'E_BAD_INPUT',
+    `${path.length > 120 ? `${path.slice(0, 120)}…` : path}: ${what} would be ${levels} levels below /workspace, deeper than the ${MAX_TREE_DEPTH} levels the file API makes directories`,
+    `keep directories at most ${MAX_TREE_DEPTH} levels below /workspace: the file API lists and removes trees that deep, no deeper`,
+  );
 }
 
 function sha256(data: Buffer): string {

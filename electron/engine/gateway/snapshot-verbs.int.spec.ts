@@ -56,8 +56,8 @@ describe('snapshot verbs under attack', () => {
     expect(sparse.workspaceBytes).toBeLessThan(1024 * 1024);
     expect((await g.exec(thief, name, { cmd: 'head -c 3000000 /dev/urandom > /workspace/big' })).exitCode).toBe(0);
     await expect(g.snapshots.snapshot(thief, name, 'big')).rejects.toMatchObject({ code: 'E_TOO_LARGE' });
-    expect(existsSync(engine.snapshots.store.archivePath(name, 'sparse'))).toBe(true);
-    expect(existsSync(engine.snapshots.store.folder(name, 'big'))).toBe(false);
+    expect(existsSync(engine.snapshots.store.archivePath(name, 'sparse', 'thief'))).toBe(true);
+    expect(existsSync(engine.snapshots.store.folder(name, 'big', 'thief'))).toBe(false);
 
     // Past twice its disk is a lying tar: 32 MiB of disk, 80 MB of stream.
     engine.snapshots.archiveMaxBytes = 1024 ** 3;
@@ -70,6 +70,51 @@ describe('snapshot verbs under attack', () => {
     await g.destroySandbox(thief, name);
     await g.snapshots.remove(user, name, 'sparse');
     await g.snapshots.remove(user, name, 'b1');
+  });
+
+  it("F8: the next owner of a name takes the last one's tags as its own, never told of them; the user's view prefers the sandbox there now", async () => {
+    const { t, engine } = w!;
+    const g = gateway!;
+    const name = `t-${t.runId}-tags`;
+    const labels = { [TEST_LABEL_KEY]: t.runId };
+    const bot = { agent: 'bot', runKey: null };
+    const thief = { agent: 'thief', runKey: null };
+    const user = { agent: 'user', trusted: true, runKey: null };
+
+    await g.createSandbox(bot, { name, labels });
+    expect((await g.exec(bot, name, { cmd: 'echo secret > /workspace/s' })).exitCode).toBe(0);
+    const bots = await g.snapshots.snapshot(bot, name, 'before');
+    imageIds.push(bots.imageId);
+    await g.destroySandbox(bot, name);
+
+    // The same name, another agent, the same tag: its own snapshot, not a conflict naming the bot's.
+    await g.createSandbox(thief, { name, labels });
+    const thiefs = await g.snapshots.snapshot(thief, name, 'before');
+    imageIds.push(thiefs.imageId);
+    expect(thiefs.imageId).not.toBe(bots.imageId);
+    expect(thiefs.takenBy).toBe('thief');
+    // A conflict among its own tags is still one, and names only its own.
+    const again = g.snapshots.snapshot(thief, name, 'before');
+    await expect(again).rejects.toMatchObject({ code: 'E_CONFLICT', message: `sandbox ${name} already has a snapshot tagged before` });
+    expect((await g.snapshots.list(thief, name)).map((s) => [s.tag, s.takenBy])).toEqual([['before', 'thief']]);
+    // The bot's is untouched: its image and archive are there, and the user sees both.
+    expect(spawnSync('podman', ['image', 'exists', bots.imageId]).status).toBe(0);
+    expect(existsSync(engine.snapshots.store.archivePath(name, 'before', 'bot'))).toBe(true);
+    expect((await g.snapshots.list(user, name)).map((s) => s.takenBy)).toEqual(['bot', 'thief']);
+
+    // The thief's reset goes to its own: the bot's secret does not come back.
+    const reset = await g.snapshots.reset(thief, name, 'before');
+    expect((await g.exec(thief, reset.name, { cmd: 'test -e /workspace/s' })).exitCode).toBe(1);
+    await g.destroySandbox(thief, name);
+
+    // The bot holds the name again: its own "before" is the one it and the user mean, though the thief's is newer.
+    await g.createSandbox(bot, { name, labels });
+    expect((await g.snapshots.list(bot, name)).map((s) => [s.tag, s.takenBy])).toEqual([['before', 'bot']]);
+    expect((await g.snapshots.remove(user, name, 'before')).takenBy).toBe('bot');
+    await expect(g.snapshots.remove(bot, name, 'before')).rejects.toMatchObject({ code: 'E_NOT_FOUND' });
+    await g.destroySandbox(bot, name);
+    expect((await g.snapshots.remove(user, name, 'before')).takenBy).toBe('thief');
+    expect(engine.snapshots.store.list(name)).toEqual([]);
   });
 
   it('a fork is a create by the agent: its own, counted, and within its create limits', async () => {
@@ -141,7 +186,7 @@ describe('snapshot verbs under attack', () => {
     const gone = `t-${t.runId}-gone`;
     const store = engine.snapshots.store;
     for (let i = 0; i < MAX_AGENT_SNAPSHOTS; i++) {
-      store.begin(gone, `h${i}`);
+      store.begin(gone, `h${i}`, 'hoarder');
       store.finish({
         sandbox: gone,
         sandboxId: 'f'.repeat(64),
@@ -157,9 +202,9 @@ describe('snapshot verbs under attack', () => {
       });
     }
     await expect(g.snapshots.snapshot(hoarder, sb.name, 'one-more')).rejects.toMatchObject({ code: 'E_POLICY_DENIED' });
-    store.abandon(gone, 'h0');
+    store.abandon(gone, 'h0', 'hoarder');
     imageIds.push((await g.snapshots.snapshot(hoarder, sb.name, 'one-more')).imageId);
-    for (let i = 1; i < MAX_AGENT_SNAPSHOTS; i++) store.abandon(gone, `h${i}`);
+    for (let i = 1; i < MAX_AGENT_SNAPSHOTS; i++) store.abandon(gone, `h${i}`, 'hoarder');
     await g.destroySandbox(hoarder, sb.name);
     await g.snapshots.remove({ agent: 'user', trusted: true, runKey: null }, sb.name, 'one-more');
   });

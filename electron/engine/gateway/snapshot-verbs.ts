@@ -13,7 +13,7 @@ import type { AgentContext, OnSandbox, PolicyVerdict } from './call-spec.js';
 import { GatewayDenial } from './denial.js';
 import type { RunStore } from './runs.js';
 import { AGENT_LABEL, type SandboxAccess } from './sandbox-access.js';
-import { infoOf } from '../snapshot/snapshot-store.js';
+import { infoOf, ownerOfLabels, type SnapshotManifest, type SnapshotScope } from '../snapshot/snapshot-store.js';
 import { createVerdict } from './create-policy.js';
 
 export interface SnapshotVerbDeps {
@@ -62,22 +62,20 @@ export class SnapshotVerbs {
 
   /**
    * Snapshots are kept by sandbox name and a name is free again once its sandbox is gone: with access
-   * "own", an agent's snapshots are those taken of a sandbox it owned, not whatever a name it now
-   * holds once had. Another's is "not found", as its sandbox would be.
+   * "own", an agent's snapshots are those of sandboxes it owned (its own folder of the name's, where
+   * its tags are unique), not whatever a name it now holds once had; another's is "not found", as its
+   * sandbox would be. A caller that sees every owner's has the user's view (SnapshotScope).
    */
-  private mine(ctx: AgentContext, name: string, tag: string): void {
-    const manifest = this.d.engine.snapshots.store.get(name, tag);
-    if (!this.owns(ctx, manifest.spec.labels)) {
-      throw new WardenError(
-        'E_NOT_FOUND',
-        `sandbox ${name} has no snapshot tagged ${tag}`,
-        `list them with \`warden sandbox snapshots ${name}\``,
-      );
-    }
+  private scope(ctx: AgentContext, info: SandboxInfo): SnapshotScope {
+    return this.seesAll(ctx) ? { prefer: ownerOfLabels(info.labels) } : { owner: ctx.agent };
+  }
+
+  private seesAll(ctx: AgentContext): boolean {
+    return ctx.trusted === true || this.d.policy().access === 'all';
   }
 
   private owns(ctx: AgentContext, labels: Record<string, string> | undefined): boolean {
-    return ctx.trusted === true || this.d.policy().access === 'all' || labels?.[AGENT_LABEL] === ctx.agent;
+    return this.seesAll(ctx) || labels?.[AGENT_LABEL] === ctx.agent;
   }
 
   /**
@@ -137,10 +135,9 @@ export class SnapshotVerbs {
 
   async remove(ctx: AgentContext, ref: string, tag: string): Promise<SnapshotInfo> {
     if (await this.gone(ctx, ref)) return this.d.engine.snapshots.remove(ref, tag);
-    const { value } = await this.call(ctx, ref, 'snapshot.remove', { tag }, (info) => {
-      this.mine(ctx, info.name, tag);
-      return this.d.engine.snapshots.remove(info.name, tag);
-    });
+    const { value } = await this.call(ctx, ref, 'snapshot.remove', { tag }, (info) =>
+      this.d.engine.snapshots.remove(info.name, tag, undefined, this.scope(ctx, info)),
+    );
     return value;
   }
 
@@ -152,13 +149,10 @@ export class SnapshotVerbs {
       ref,
       'sandbox.reset',
       { to },
-      (info) => {
-        this.mine(ctx, info.name, to);
-        return this.d.engine.snapshots.reset(info.name, to);
-      },
+      (info) => this.d.engine.snapshots.reset(info.name, to, this.scope(ctx, info)),
       // The agent's own sandbox made again is its create: within its create limits as they are now (it replaces one: not counted).
       (info) => {
-        if (!ctx.trusted && info.labels[AGENT_LABEL] === ctx.agent) this.createLimits(ctx, info.name, to, info.name, 0);
+        if (!ctx.trusted && info.labels[AGENT_LABEL] === ctx.agent) this.createLimits(ctx, info, to, info.name, 0);
       },
     );
     this.d.access.forget();
@@ -172,9 +166,13 @@ export class SnapshotVerbs {
    * limits now, as its own create would be. A snapshot that is missing or not the agent's passes here
    * and is "not found" in the body.
    */
-  private createLimits(ctx: AgentContext, sandbox: string, from: string, name: string, owned: number): void {
-    const store = this.d.engine.snapshots.store;
-    const manifest = store.list(sandbox).find((m) => m.tag === from && this.owns(ctx, m.spec.labels));
+  private createLimits(ctx: AgentContext, info: SandboxInfo, from: string, name: string, owned: number): void {
+    let manifest: SnapshotManifest | null = null;
+    try {
+      manifest = this.d.engine.snapshots.store.get(info.name, from, this.scope(ctx, info));
+    } catch (err) {
+      if (!(err instanceof WardenError && err.code === 'E_NOT_FOUND')) throw err;
+    }
     if (!manifest) {
       if (owned >= this.d.policy().create.maxSandboxes) throw GatewayDenial.tooManySandboxes(ctx.agent, owned);
       return;
@@ -189,14 +187,12 @@ export class SnapshotVerbs {
       const { value } = await this.d.onSandbox<SandboxInfo>(ctx, ref, 'sandbox.fork', { ref, from, name }, (info) => ({
         args: { ref, sandboxId: info.id, from, name },
         verdict: () => {
-          if (!ctx.trusted) this.createLimits(ctx, info.name, from, name, owned);
+          if (!ctx.trusted) this.createLimits(ctx, info, from, name, owned);
           return allowed('sandbox.fork', `fork ${info.name} from ${from} as ${name}`);
         },
-        body: () => {
-          this.mine(ctx, info.name, from);
-          // The agent's, whoever owned the original: counted, and never taken for one the user made.
-          return this.d.engine.snapshots.fork(info.name, from, name, ctx.trusted ? {} : { [AGENT_LABEL]: ctx.agent });
-        },
+        // The agent's, whoever owned the original: counted, and never taken for one the user made.
+        body: () =>
+          this.d.engine.snapshots.fork(info.name, from, name, ctx.trusted ? {} : { [AGENT_LABEL]: ctx.agent }, this.scope(ctx, info)),
         settle: (call, forked) => {
           call.args = { ...call.args, forkId: forked.id };
           return true;

@@ -1,12 +1,25 @@
 // The pure parts of snapshots: the spec a reset recreates from a sandbox's info, the default tag, the
 // store's folders (a tag is never overwritten), and the committed layer's ids given back (as root only).
-import { chmodSync, chownSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lchownSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SandboxInfo } from '../../../shared/types/sandbox.js';
-import { SnapshotStore, specOf, type SnapshotManifest } from './snapshot-store.js';
-import { defaultTag } from './snapshots.js';
+import { ownerOf, SnapshotStore, specOf, type SnapshotManifest } from './snapshot-store.js';
+import { AGENT_LABEL } from '../gateway/sandbox-access.js';
+import { defaultTag } from './snapshot-names.js';
 import { unshiftLayerIds } from './layer-ids.js';
 
 const dirs: string[] = [];
@@ -108,6 +121,66 @@ describe('SnapshotStore', () => {
     expect(store.list('other')).toEqual([]);
     expect(() => store.begin('..', 'x')).toThrow(expect.objectContaining({ code: 'E_BAD_INPUT' }));
     expect(() => store.get('box', '../x')).toThrow(expect.objectContaining({ code: 'E_BAD_INPUT' }));
+  });
+});
+
+describe('SnapshotStore: owners kept apart', () => {
+  const MANIFEST = (tag: string, owner: string | null, createdAt: string): SnapshotManifest => ({
+    sandbox: 'box',
+    sandboxId: 'a'.repeat(64),
+    tag,
+    createdAt,
+    image: `localhost/warden-snapshot/aaaaaaaaaaaa:${tag}`,
+    imageId: 'b'.repeat(64),
+    rootBytes: 1,
+    workspaceSha256: 'c'.repeat(64),
+    workspaceBytes: 2,
+    takenBy: owner ?? 'user',
+    spec: owner ? { labels: { [AGENT_LABEL]: owner } } : {},
+  });
+  const take = (store: SnapshotStore, m: SnapshotManifest) => {
+    store.begin(m.sandbox, m.tag, ownerOf(m));
+    store.finish(m);
+  };
+
+  it("one tag per owner: another owner's is neither in the way nor named; a scope picks exactly, or prefers, or takes the newest", () => {
+    const store = new SnapshotStore(tempDir());
+    take(store, MANIFEST('t', 'bot', '2026-01-01T00:00:00.000Z'));
+    take(store, MANIFEST('t', 'thief', '2026-01-02T00:00:00.000Z'));
+    take(store, MANIFEST('t', null, '2026-01-03T00:00:00.000Z'));
+    expect(() => store.begin('box', 't', 'thief')).toThrow(expect.objectContaining({ code: 'E_CONFLICT' }));
+    expect(store.list('box').map((m) => m.takenBy)).toEqual(['bot', 'thief', 'user']);
+    expect(store.get('box', 't', { owner: 'bot' }).takenBy).toBe('bot');
+    expect(() => store.get('box', 't', { owner: 'other' })).toThrow(expect.objectContaining({ code: 'E_NOT_FOUND' }));
+    expect(store.get('box', 't', { prefer: 'thief' }).takenBy).toBe('thief');
+    expect(store.get('box', 't', { prefer: 'nobody' }).takenBy).toBe('user');
+    expect(store.get('box', 't').takenBy).toBe('user');
+    // An owner is a path component: only an agent's name is one.
+    expect(() => store.begin('box', 't', '../x')).toThrow(expect.objectContaining({ code: 'E_BAD_INPUT' }));
+  });
+
+  it("moves an older home's agent snapshots into their owner's folder once, and leaves the user's and unfinished ones", () => {
+    const home = tempDir();
+    const legacy = (m: SnapshotManifest | null, tag: string) => {
+      mkdirSync(join(home, 'snapshots', 'box', tag), { recursive: true });
+      writeFileSync(join(home, 'snapshots', 'box', tag, 'workspace.tar'), tag);
+      if (m) writeFileSync(join(home, 'snapshots', 'box', tag, 'manifest.json'), JSON.stringify(m));
+    };
+    legacy(MANIFEST('agents', 'bot', '2026-01-01T00:00:00.000Z'), 'agents');
+    legacy(MANIFEST('users', null, '2026-01-02T00:00:00.000Z'), 'users');
+    legacy(null, 'unfinished');
+    const store = new SnapshotStore(home);
+    expect(store.list('box').map((m) => [m.tag, m.takenBy])).toEqual([
+      ['agents', 'bot'],
+      ['users', 'user'],
+    ]);
+    expect(readFileSync(store.archivePath('box', 'agents', 'bot'), 'utf8')).toBe('agents');
+    expect(existsSync(join(home, 'snapshots', 'box', 'agents'))).toBe(false);
+    expect(readFileSync(store.archivePath('box', 'users'), 'utf8')).toBe('users');
+    expect(existsSync(join(home, 'snapshots', 'box', 'unfinished'))).toBe(true);
+    // The tag is free for the user now, and the bot's is still its own.
+    take(store, MANIFEST('agents', null, '2026-01-03T00:00:00.000Z'));
+    expect(new SnapshotStore(home).get('box', 'agents', { owner: 'bot' }).takenBy).toBe('bot');
   });
 });
 

@@ -17,27 +17,15 @@ import type { Manifest } from '../diff/manifest.js';
 import { createdPayload } from '../sandbox-create.js';
 import { unshiftLayerIds } from './layer-ids.js';
 import { archiveDigest, archiveWorkspace, restoreWorkspace } from './workspace-archive.js';
-import { infoOf, SnapshotStore, specOf, type SnapshotManifest, type SnapshotSpec } from './snapshot-store.js';
+import { infoOf, ownerOf, ownerOfLabels, SnapshotStore, specOf } from './snapshot-store.js';
+import type { SnapshotManifest, SnapshotScope, SnapshotSpec } from './snapshot-store.js';
 import { ensureRoomFor } from './free-space.js';
+import { defaultTag, imageRepo } from './snapshot-names.js';
 
 interface ImageInspect {
   Id: string;
   Labels?: Record<string, string> | null;
   GraphDriver?: { Name?: string; Data?: { UpperDir?: string } };
-}
-
-/** The repository of a sandbox's snapshot images: by container id, since image names must be lower case. */
-const SNAPSHOT_REPO = 'localhost/warden-snapshot/';
-const imageRepo = (sandboxId: string) => `${SNAPSHOT_REPO}${sandboxId.slice(0, 12)}`;
-/** A snapshot's image holds someone's files: only a reset or fork of a snapshot one may use starts from it. */
-export const isSnapshotImage = (image: string) => image.startsWith(SNAPSHOT_REPO);
-
-/** A tag when none is given: the time, to the second (a second snapshot within it needs a tag). */
-export function defaultTag(now: Date): string {
-  return `s-${now
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d+Z$/, 'Z')}`;
 }
 
 /** The most one snapshot's workspace archive may take on the host (what the sandbox streams is its choice). */
@@ -99,10 +87,12 @@ export class Snapshots {
     const t = tag ?? defaultTag(now);
     // Room for the archive up to its bound, above the host's reserve (free-space.ts).
     ensureRoomFor(this.store.dir, this.archiveBound(info), `a snapshot of ${name}`);
-    this.store.begin(name, t);
+    // Tags are unique among the owner's snapshots of this name: another owner's are neither in the way nor named.
+    const owner = ownerOfLabels(info.labels);
+    this.store.begin(name, t, owner);
     let imageId: string | null = null;
     try {
-      const workspace = await archiveWorkspace(this.conn, info.id, this.store.archivePath(name, t), this.archiveBound(info));
+      const workspace = await archiveWorkspace(this.conn, info.id, this.store.archivePath(name, t, owner), this.archiveBound(info));
       const raw = await this.conn.libpod<LibpodInspect>('GET', `/containers/${info.id}/json`, undefined, `sandbox ${name}`);
       const image = `${imageRepo(info.id)}:${t}`;
       const query = `container=${info.id}&repo=${encodeURIComponent(imageRepo(info.id))}&tag=${encodeURIComponent(t)}&pause=true`;
@@ -135,7 +125,7 @@ export class Snapshots {
       return infoOf(manifest);
     } catch (err) {
       if (imageId) await this.removeImage(imageId).catch(() => undefined);
-      this.store.abandon(name, t);
+      this.store.abandon(name, t, owner);
       throw err;
     }
   }
@@ -178,10 +168,18 @@ export class Snapshots {
     return this.store.list(name).map(infoOf);
   }
 
+  /**
+   * Which snapshot a tag names: in `scope` when the caller gives one (an agent that sees only its own),
+   * else the user's view: of the sandbox holding the name now, or else the newest (SnapshotScope).
+   */
+  private pick(name: string, info: SandboxInfo | null, tag: string, scope?: SnapshotScope): SnapshotManifest {
+    return this.store.get(name, tag, scope ?? { prefer: info ? ownerOfLabels(info.labels) : undefined });
+  }
+
   /** `why`: for the record, when it is not a person's or agent's own removal (policy pruning automatic ones). */
-  async remove(ref: string, tag: string, why?: string): Promise<SnapshotInfo> {
-    const { name } = await this.target(ref);
-    const manifest = this.store.get(name, tag);
+  async remove(ref: string, tag: string, why?: string, scope?: SnapshotScope): Promise<SnapshotInfo> {
+    const { name, info } = await this.target(ref);
+    const manifest = this.pick(name, info, tag, scope);
     await this.removeImage(manifest.imageId).catch((err: unknown) => {
       if (err instanceof WardenError && err.code === 'E_NOT_FOUND') return; // removed behind Warden's back: the rest still goes
       if (err instanceof WardenError && err.code === 'E_CONFLICT') {
@@ -193,7 +191,7 @@ export class Snapshots {
       }
       throw err;
     });
-    this.store.abandon(name, tag);
+    this.store.abandon(name, tag, ownerOf(manifest));
     await this.record([
       {
         sandboxId: manifest.sandboxId,
@@ -205,9 +203,9 @@ export class Snapshots {
   }
 
   /** The manifest and its archive's path, the archive checked against the digest the snapshot recorded. */
-  private load(name: string, tag: string): { manifest: SnapshotManifest; archive: string } {
-    const manifest = this.store.get(name, tag);
-    const file = this.store.archivePath(name, tag);
+  private load(manifest: SnapshotManifest): { manifest: SnapshotManifest; archive: string } {
+    const { sandbox: name, tag } = manifest;
+    const file = this.store.archivePath(name, tag, ownerOf(manifest));
     const archive = archiveDigest(file);
     if (archive.sha256 !== manifest.workspaceSha256) {
       throw new WardenError(
@@ -248,9 +246,9 @@ export class Snapshots {
   }
 
   /** Back to the snapshot, under the same name: the sandbox is destroyed and made again from it. */
-  async reset(ref: string, tag: string): Promise<SandboxInfo> {
+  async reset(ref: string, tag: string, scope?: SnapshotScope): Promise<SandboxInfo> {
     const { name, info: old } = await this.target(ref);
-    const { manifest, archive } = this.load(name, tag);
+    const { manifest, archive } = this.load(this.pick(name, old, tag, scope));
     const records: Array<Omit<AuditRecord, 'actor'>> = [];
     if (old) {
       await this.attestations.settle(old.id);
@@ -277,9 +275,9 @@ export class Snapshots {
    * fork's /workspace is its own, restored from the archive. `labels` go over the original's (the
    * gateway names the agent that forks as the fork's creator).
    */
-  async fork(ref: string, tag: string, newName: string, labels: Record<string, string> = {}): Promise<SandboxInfo> {
-    const { name } = await this.target(ref);
-    const { manifest, archive } = this.load(name, tag);
+  async fork(ref: string, tag: string, newName: string, labels: Record<string, string> = {}, scope?: SnapshotScope): Promise<SandboxInfo> {
+    const { name, info: from } = await this.target(ref);
+    const { manifest, archive } = this.load(this.pick(name, from, tag, scope));
     const { workspace: _hostDir, ...spec } = manifest.spec;
     const info = await this.recreate(manifest, archive, newName, { ...spec, labels: { ...spec.labels, ...labels } });
     await this.record([
