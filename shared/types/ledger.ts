@@ -292,4 +292,19 @@ export const NetClosedPayloadSchema = z
   .strict();
 export type NetClosedPayload = z.infer<typeof NetClosedPayloadSchema>;
 
+/**
+ * `net.throttled`: connections refused, undecided, because the sandbox opened them faster than its
+ * rate (egress/egress-intake.ts); one entry sums those of about a second, so a flood cannot grow the
+ * ledger an entry per attempt.
+ */
+export const NetThrottledPayloadSchema = z
+  .object({
+    refused: z.number().int().min(1),
+    /** The rate that held: new connections a second, and the burst allowed above it. */
+    perSecond: z.number().min(0),
+    burst: z.number().int().min(0),
+  })
+  .strict();
+export type NetThrottledPayload = z.infer<typeof NetThrottledPayloadSchema>;
+
 // `run.exported` (a run's changes taken home as a patch or a branch): RunExportedPayloadSchema in run-export.ts.

@@ -101,8 +101,12 @@ export function refusal(what: string, decision: EgressDecision): { status: numbe
 
 export function rawResponse(status: number, body: string): string {
   const reason =
-    ({ 400: 'Bad Request', 403: 'Forbidden', 411: 'Length Required', 503: 'Service Unavailable' } as Record<number, string>)[status] ??
-    'Bad Gateway';
+    (
+      { 400: 'Bad Request', 403: 'Forbidden', 411: 'Length Required', 429: 'Too Many Requests', 503: 'Service Unavailable' } as Record<
+        number,
+        string
+      >
+    )[status] ?? 'Bad Gateway';
   return (
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
     `Connection: close\r\n\r\n${body}`

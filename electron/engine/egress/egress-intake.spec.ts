@@ -1,7 +1,8 @@
 // The intake of a sandbox's egress socket, on real Unix sockets: a relay's first byte HANDS_OVER is
 // taken (and remembered), any other first byte is put back for the proxy; and the bound on open
 // connections counts a connection until it ends, past its stream while the pump carries it, so a
-// sandbox cannot get around it with transfers large enough to be pumped.
+// sandbox cannot get around it with transfers large enough to be pumped; and the rate bound refuses
+// what comes faster than it allows with a 429, undecided, reported as one sum.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,11 +14,14 @@ import { askHandOver } from './hand-over.js';
 let dir: string;
 let server: Server;
 let served: Socket[];
+let throttled: (refused: number) => void;
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'warden-egress-intake-'));
   served = [];
-  const intake = intakeFor((s) => void served.push(s), { max: 1 });
+  throttled = () => undefined;
+  // A rate that never refills: the burst is all there is, whatever the clock does.
+  const intake = intakeFor((s) => void served.push(s), { max: 1, rate: { perSecond: 0, burst: 5 }, onThrottled: (n) => throttled(n) });
   server = createServer({ allowHalfOpen: true, pauseOnConnect: true }, intake);
   await new Promise<void>((r) => server.listen(join(dir, 'proxy.sock'), r));
 });
@@ -93,4 +97,24 @@ it('lets a connection that ends before its first byte go, unserved and uncounted
   open(Buffer.from('GET'));
   await servedAt(0);
   expect(served).toHaveLength(1);
+});
+
+it('refuses connections past its rate with a 429, undecided, and reports them as one sum', async () => {
+  const reported = new Promise<number>((r) => (throttled = r));
+  const first = open(Buffer.from('GET'));
+  await servedAt(0);
+  // The bucket of 5: this one was the 1st; 4 more are taken (refused for the open bound, but counted), then none.
+  const answers: string[] = [];
+  for (let i = 0; i < 7; i++) answers.push(await answerOf(open(Buffer.from('GET'))));
+  expect(answers.slice(0, 4).every((a) => a.startsWith('HTTP/1.1 503 '))).toBe(true);
+  expect(answers.slice(4)).toEqual(
+    Array(3).fill(
+      expect.stringMatching(
+        /^HTTP\/1\.1 429 Too Many Requests\r\n[^]*\r\n\r\nwarden egress: this sandbox opens connections faster than 0 a second \(in bursts of 5\), the most it may; slow down and try again\n$/,
+      ),
+    ),
+  );
+  expect(await reported).toBe(3);
+  expect(served).toHaveLength(1);
+  first.destroy();
 });

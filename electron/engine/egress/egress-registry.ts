@@ -56,6 +56,8 @@ function listenOn(server: Server, path: string): Promise<NodeJS.ErrnoException |
 
 export class EgressRegistry extends EventEmitter<{
   lost: [{ sandboxId: string; reason: string; restarting: boolean }];
+  /** Connections refused for the sandbox's rate since the last report (egress-intake.ts). */
+  throttled: [{ sandboxId: string; refused: number }];
 }> {
   private readonly servers = new Map<string, Promise<Server | null>>();
   /** When ensure() last found another process serving a sandbox. */
@@ -135,7 +137,9 @@ export class EgressRegistry extends EventEmitter<{
   private async listen(containerId: string, path: string): Promise<Served> {
     const existing = await this.servers.get(containerId);
     if (existing) return 'here';
-    const intake = intakeFor((stream) => (this.handler ? this.handler(stream, containerId) : stream.destroy()));
+    const intake = intakeFor((stream) => (this.handler ? this.handler(stream, containerId) : stream.destroy()), {
+      onThrottled: (refused) => this.emit('throttled', { sandboxId: containerId, refused }),
+    });
     // Paused until its first byte says whether its relay can hand the program's connection over (egress-intake.ts).
     const server = createServer({ allowHalfOpen: true, pauseOnConnect: true }, (socket) =>
       this.handler ? intake(socket) : socket.destroy(),

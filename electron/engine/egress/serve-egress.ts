@@ -5,6 +5,7 @@
 // connection, and an `ask` is denied: there is nobody to ask.
 import { EgressPolicySchema, type EgressPolicy } from '../../../shared/types/policy.js';
 import type { SandboxInfo } from '../../../shared/types/sandbox.js';
+import type { NetThrottledPayload } from '../../../shared/types/ledger.js';
 import { appendDurably, type AuditSink } from '../audit-sink.js';
 import type { PodmanConnection } from '../podman/connection.js';
 import { loadPolicy } from '../gateway/policy-load.js';
@@ -12,6 +13,7 @@ import { installRunner } from '../runner/runner-binary.js';
 import { EgressProxy } from './egress-proxy.js';
 import { egressOf } from './egress-registry.js';
 import type { EgressAsker } from './egress-ask.js';
+import { RATE } from './egress-intake.js';
 import type { EgressMeter } from './connection-record.js';
 
 export type { EgressPolicy };
@@ -66,6 +68,10 @@ export function serveEgress(conn: PodmanConnection, audit: AuditSink, home: stri
   registry.handler = (socket, sandboxId) => detached(() => proxy.handle(socket, sandboxId));
   registry.on('lost', ({ sandboxId, ...payload }) => {
     detached(() => appendDurably(audit, [{ actor: 'system', sandboxId, kind: 'egress.lost', payload }])).catch(warn('egress.lost'));
+  });
+  registry.on('throttled', ({ sandboxId, refused }) => {
+    const payload: NetThrottledPayload = { refused, perSecond: RATE.perSecond, burst: RATE.burst };
+    detached(() => appendDurably(audit, [{ actor: 'system', sandboxId, kind: 'net.throttled', payload }])).catch(warn('net.throttled'));
   });
   return service;
 }
