@@ -11,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const source = `${root}resources/native/hand-over.c`;
 const output = `${root}out/native/hand-over.node`;
+/** Shared with the runner (resources/runner/fdpass.h): a change there rebuilds the addon too. */
+const shared = `${root}resources/runner/fdpass.h`;
 
 function nodeHeaders() {
   const dirs = [process.env.npm_config_nodedir, dirname(dirname(process.execPath))].filter(Boolean).map((d) => join(d, 'include', 'node'));
@@ -20,7 +22,7 @@ function nodeHeaders() {
 const mtime = (p) => (existsSync(p) ? statSync(p).mtimeMs : 0);
 
 export function buildIntake() {
-  if (mtime(output) > Math.max(mtime(source), mtime(fileURLToPath(import.meta.url)))) return;
+  if (mtime(output) > Math.max(mtime(source), mtime(shared), mtime(fileURLToPath(import.meta.url)))) return;
   const headers = nodeHeaders();
   if (!headers) {
     console.log('build-native: no Node headers (node_api.h) found; egress relays will carry bytes themselves (slower)');

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "../runner/fdpass.h"
 
 static napi_value text(napi_env env, const char *s) {
   napi_value v;
@@ -40,22 +41,7 @@ static napi_value send_marker(napi_env env, napi_callback_info info) {
   }
   int p[2];
   if (pipe2(p, O_CLOEXEC) < 0) return text(env, strerror(errno));
-  char byte = 'S';
-  struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-  union {
-    struct cmsghdr align;
-    char buf[CMSG_SPACE(sizeof(int))];
-  } control;
-  memset(&control, 0, sizeof control);
-  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf, .msg_controllen = sizeof control.buf};
-  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  memcpy(CMSG_DATA(c), &p[0], sizeof(int));
-  ssize_t n;
-  do n = sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
-  while (n < 0 && errno == EINTR);
+  ssize_t n = send_byte_with_fd(fd, 'S', p[0], MSG_DONTWAIT);
   int err = errno;
   close(p[0]);
   close(p[1]);

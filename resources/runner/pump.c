@@ -35,6 +35,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "fdpass.h"
 #include "runner.h"
 
 #define REPORT (1024 * 1024)
@@ -146,13 +147,8 @@ static const char *not_a_connection(int fd) {
  */
 static int await_socket(struct dir *out, const char **why) {
   static char buf[AWAIT_CHUNK];
-  struct iovec iov = {.iov_base = buf, .iov_len = sizeof buf};
-  union {
-    struct cmsghdr align;
-    char buf[CMSG_SPACE(4 * sizeof(int))];
-  } control;
-  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf, .msg_controllen = sizeof control.buf};
-  ssize_t n = recvmsg(3, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+  int got = -1, count, cut;
+  ssize_t n = recv_with_fds(3, buf, sizeof buf, &got, 1, &count, &cut);
   if (n < 0) {
     if (errno != EAGAIN && errno != EINTR) *why = failed(3);
     return 0;
@@ -161,20 +157,9 @@ static int await_socket(struct dir *out, const char **why) {
     out->eof = 1;
     return -1;
   }
-  /* Every descriptor that came is this process's now: all are closed but a lone one that is a connection. */
-  int got = -1, count = 0;
-  for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
-    for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++, count++) {
-      int one;
-      memcpy(&one, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-      if (got < 0) got = one;
-      else close(one);
-    }
-  }
   size_t data = (size_t)n;
-  if (count || (msg.msg_flags & MSG_CTRUNC)) {
-    const char *bad = count != 1 || (msg.msg_flags & MSG_CTRUNC) ? "the relay handed over more than one descriptor"
+  if (count || cut) {
+    const char *bad = count != 1 || cut ? "the relay handed over more than one descriptor"
                       : buf[n - 1] != 'F'                        ? "the relay handed over a descriptor with a byte other than 'F'"
                                                                  : not_a_connection(got);
     if (bad) {

@@ -31,6 +31,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include "fdpass.h"
 #include "runner.h"
 
 #define MAX_PAIRS 512
@@ -101,21 +102,7 @@ static void refuse(int fd, const char *why) {
 /* Sends the program's connection over the proxy's connection as a descriptor (to the pump): 1 when it
  * went (both are then let go here), 0 to try again once the connection can take it, -1 when it failed. */
 static int give_away(struct pair *p) {
-  char byte = 'F';
-  struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-  union {
-    struct cmsghdr align;
-    char buf[CMSG_SPACE(sizeof(int))];
-  } control;
-  memset(&control, 0, sizeof control);
-  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf, .msg_controllen = sizeof control.buf};
-  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  memcpy(CMSG_DATA(c), &p->fds[0], sizeof(int));
-  ssize_t n = sendmsg(p->fds[1], &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
-  if (n < 0) return errno == EAGAIN || errno == EINTR ? 0 : -1;
+  if (send_byte_with_fd(p->fds[1], 'F', p->fds[0], MSG_DONTWAIT) < 0) return errno == EAGAIN || errno == EINTR ? 0 : -1;
   close(p->fds[0]);
   close(p->fds[1]);
   p->fds[0] = p->fds[1] = -1;
@@ -226,28 +213,14 @@ static int salvage(struct pair *p) {
 static int receive(struct pair *p) {
   static char buf[MARKED_CHUNK];
   struct way *w = &p->ways[1];
-  struct iovec iov = {.iov_base = buf, .iov_len = sizeof buf};
-  union {
-    struct cmsghdr align;
-    char buf[CMSG_SPACE(4 * sizeof(int))];
-  } control;
-  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf, .msg_controllen = sizeof control.buf};
-  ssize_t n = recvmsg(p->fds[1], &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+  int count, cut;
+  ssize_t n = recv_with_fds(p->fds[1], buf, sizeof buf, NULL, 0, &count, &cut);
   if (n < 0) return errno == EAGAIN || errno == EINTR ? 0 : salvage(p);
   if (n == 0) {
     w->eof = 1;
     return flush(p, 1);
   }
-  int marked = (msg.msg_flags & MSG_CTRUNC) != 0;
-  for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
-    for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
-      int one;
-      memcpy(&one, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-      close(one);
-      marked = 1;
-    }
-  }
+  int marked = count > 0 || cut; /* the marker's descriptor is only a marker: closed as it came */
   size_t data = (size_t)n - (marked ? 1 : 0);
   if (data && write(w->pipe[1], buf, data) != (ssize_t)data) return -1;
   w->in_pipe += data;
