@@ -41,6 +41,16 @@ if (!modulesOk) run('npm', ['ci', '--no-audit', '--no-fund'], 'installing node m
 run(process.execPath, [join(root, 'scripts/build-cli.mjs')], 'building the CLI');
 run(process.execPath, [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build', '--logLevel', 'warn'], 'building the app');
 
+/**
+ * A signal to this script (npm forwards SIGINT and SIGTERM to it) goes on to the app or serve, and
+ * this script waits for it to exit: serve removes its warm pool first. A signal sent to the whole
+ * group (Ctrl-C, `timeout`) reaches serve twice, directly and from here; serve takes the second as
+ * "still stopping", not as a second kill.
+ */
+function forwardStopSignals(child) {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+}
+
 const electron = forceWeb ? null : electronBinary();
 if (electron) {
   // better-sqlite3 must match Electron's ABI inside the app; `npm test` runs under Node, so the
@@ -50,6 +60,7 @@ if (electron) {
   if (!rebuilt)
     process.stderr.write('npm start: could not rebuild better-sqlite3 for Electron (install @electron/rebuild); the ledger may not open\n');
   const child = spawn(electron, [join(root, 'out/main/index.js')], { cwd: root, stdio: 'inherit' });
+  forwardStopSignals(child);
   child.on('exit', (code) => {
     if (rebuilt) spawnSync('npm', ['rebuild', 'better-sqlite3'], { cwd: root, stdio: 'inherit' });
     process.exit(code ?? 0);
@@ -57,8 +68,6 @@ if (electron) {
 } else {
   if (!forceWeb) process.stderr.write('npm start: no Electron binary here: starting the web shell instead\n');
   const child = spawn(process.execPath, [join(root, 'bin/warden.mjs'), 'serve'], { cwd: root, stdio: 'inherit' });
-  const stop = () => child.kill('SIGTERM');
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  forwardStopSignals(child);
   child.on('exit', (code) => process.exit(code ?? 0));
 }
