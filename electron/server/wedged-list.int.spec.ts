@@ -9,6 +9,7 @@ import { startWedgeProxy, type WedgeProxy } from '../test-support/wedge-proxy.js
 import { startServer } from './index.js';
 import { AgentClient } from './client.js';
 import { errorCodeOf } from '../test-support/error-code.js';
+import { listPoolContainers } from '../engine/pool/pool-containers.js';
 
 const t = useTestEngine();
 let proxy: WedgeProxy;
@@ -83,6 +84,9 @@ describe('the sandbox list with a wedged sandbox', () => {
       );
       expect(err).toMatchObject({ code: 'E_TIMEOUT', message: 'Podman did not answer the sandbox list within 0.2 s' });
       expect(err!.hint).toMatch(/podman rm -f <id>/);
+
+      // The pool's own list at a door's start is bounded the same way (the door then runs without a pool).
+      expect(await errorCodeOf(listPoolContainers(engine.connection, engine.sandboxes.homeId, 200))).toBe('E_TIMEOUT');
 
       const server = await startServer({ home: t.home, podman: engine, watch: false, announce: false, pool: false });
       try {
