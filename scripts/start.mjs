@@ -3,6 +3,10 @@
 // (`warden serve`), which prints the control panel's address with a one-time login link.
 //   npm start              whichever fits this machine
 //   npm start -- --web     the web shell even where Electron exists
+//   npm start -- --no-build  skip the set-up and the builds (they ran already: a restart, a spec)
+// package.json runs it with `exec`, so npm's signals reach this script itself: Debian's sh (dash)
+// does not exec a lone command, and a SIGTERM to npm alone killed that sh and left this script and
+// serve running, the warm pool with them.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -11,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const forceWeb = process.argv.includes('--web');
+const noBuild = process.argv.includes('--no-build');
 
 function run(cmd, args, what) {
   const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit' });
@@ -32,14 +37,17 @@ function electronBinary() {
   }
 }
 
-// Podman, the sandbox image and friends (quick when all is there).
-run('bash', [join(root, 'scripts/setup.sh'), '--no-browser'], 'machine set-up');
-// Node modules, when missing or built for another Node (better-sqlite3 is native).
-const modulesOk = spawnSync(process.execPath, ['-e', "require('better-sqlite3')(':memory:')"], { cwd: root, stdio: 'ignore' }).status === 0;
-if (!modulesOk) run('npm', ['ci', '--no-audit', '--no-fund'], 'installing node modules (npm ci)');
-// The CLI and the renderer, from the current sources.
-run(process.execPath, [join(root, 'scripts/build-cli.mjs')], 'building the CLI');
-run(process.execPath, [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build', '--logLevel', 'warn'], 'building the app');
+if (!noBuild) {
+  // Podman, the sandbox image and friends (quick when all is there).
+  run('bash', [join(root, 'scripts/setup.sh'), '--no-browser'], 'machine set-up');
+  // Node modules, when missing or built for another Node (better-sqlite3 is native).
+  const modulesOk =
+    spawnSync(process.execPath, ['-e', "require('better-sqlite3')(':memory:')"], { cwd: root, stdio: 'ignore' }).status === 0;
+  if (!modulesOk) run('npm', ['ci', '--no-audit', '--no-fund'], 'installing node modules (npm ci)');
+  // The CLI and the renderer, from the current sources.
+  run(process.execPath, [join(root, 'scripts/build-cli.mjs')], 'building the CLI');
+  run(process.execPath, [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build', '--logLevel', 'warn'], 'building the app');
+}
 
 /**
  * A signal to this script (npm forwards SIGINT and SIGTERM to it) goes on to the app or serve, and

@@ -1,13 +1,16 @@
 // `warden serve` stopped by a signal removes its warm pool and stops the Podman service it started,
-// before it exits. The event forced is the one `timeout 60 npm start` (or Ctrl-C) makes: a SIGTERM
-// to the whole process group, then the same signal again as `npm start`'s script forwards it. Serve
-// runs as a user's would on this machine: no CONTAINER_HOST, so it starts a Podman service of its own.
+// before it exits. The events forced: the one `timeout 60 npm start` (or Ctrl-C) makes, a SIGTERM to
+// the whole process group, then the same signal again as `npm start`'s script forwards it; a SIGINT to
+// serve alone; and a SIGTERM to npm alone (a supervisor that signals its main pid), which npm passes
+// on. Serve runs as a user's would on this machine: no CONTAINER_HOST, so it starts a Podman service
+// of its own.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { homeId } from '../engine/home-id.js';
 import { LABEL } from '../engine/podman/labels.js';
 import { DiskLimits } from '../engine/podman/disk-limit.js';
@@ -42,13 +45,38 @@ function ownedServicePids(home: string): number[] {
   return pids;
 }
 
+/** Processes started for this home (serve, npm's script), found by their WARDEN_HOME: a failed spec leaves none. */
+function processesOf(home: string): number[] {
+  const mark = `WARDEN_HOME=${home}\0`;
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid)
+    .filter((entry) => {
+      try {
+        return readFileSync(`/proc/${entry}/environ`, 'utf8').includes(mark);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
 /** Resolves when the process is gone: `tail --pid` exits then (no clock of ours involved). */
 const gone = (pid: number) => new Promise((resolve) => spawn('tail', [`--pid=${pid}`, '-f', '/dev/null']).once('exit', resolve));
 
 const started: Served[] = [];
 
-/** Serve on a fresh home with a pool of two; resolves once both pooled sandboxes have started (Podman's events say so). */
-async function serveWithWarmPool(): Promise<Served> {
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const SERVE = [process.execPath, '--import', 'tsx', 'electron/cli/index.ts', 'serve', '--port', '0'];
+/** `npm start` as a user runs it, minus the set-up and builds (done once in beforeAll). */
+const NPM_START = ['npm', 'start', '--', '--web', '--no-build'];
+
+beforeAll(() => {
+  const build = spawnSync(process.execPath, [join(root, 'scripts', 'build-cli.mjs')], { encoding: 'utf8' });
+  expect(build.status, build.stderr).toBe(0);
+});
+
+/** Serve (by `argv`) on a fresh home with a pool of two; resolves once both pooled sandboxes have started (Podman's events say so). */
+async function serveWithWarmPool(argv = SERVE): Promise<Served> {
   const home = mkdtempSync(join(tmpdir(), 'warden-signals-'));
   const id = homeId(home);
   const runId = randomBytes(4).toString('hex');
@@ -63,7 +91,8 @@ async function serveWithWarmPool(): Promise<Served> {
   );
   const env: NodeJS.ProcessEnv = { ...process.env, WARDEN_HOME: home };
   delete env.CONTAINER_HOST;
-  const serve = spawn(process.execPath, ['--import', 'tsx', 'electron/cli/index.ts', 'serve', '--port', '0'], {
+  const serve = spawn(argv[0]!, argv.slice(1), {
+    cwd: root,
     env,
     // A group of its own, as a shell gives a job: the group signal below reaches serve and what it started in it.
     detached: true,
@@ -100,6 +129,7 @@ afterEach(async () => {
       s.serve.kill('SIGKILL');
       await s.exited;
     }
+    for (const pid of processesOf(s.home)) process.kill(pid, 'SIGKILL');
     const left = podmanIds(`label=${LABEL.home}=${s.homeId}`);
     if (left.length) spawnSync('podman', ['rm', '-f', '-t', '0', ...left], { stdio: 'ignore' });
     for (const pid of ownedServicePids(s.home)) process.kill(pid, 'SIGTERM');
@@ -129,5 +159,17 @@ describe('warden serve stopped by a signal', () => {
     s.serve.kill('SIGINT');
     expect(await s.exited, s.output()).toBe(0);
     expect(podmanIds(`label=${LABEL.home}=${s.homeId}`)).toEqual([]);
+  });
+
+  it('SIGTERM to npm alone (npm start): npm passes it on, and the pool is removed before npm exits', async () => {
+    const s = await serveWithWarmPool(NPM_START);
+    const services = ownedServicePids(s.home);
+    expect(services).toHaveLength(1);
+    s.serve.kill('SIGTERM'); // npm's pid only, not its group
+    await s.exited;
+    expect(s.output()).toMatch(/warden: stopped/);
+    expect(podmanIds(`label=${LABEL.home}=${s.homeId}`)).toEqual([]);
+    await gone(services[0]!);
+    expect(ownedServicePids(s.home)).toEqual([]);
   });
 });
