@@ -1,4 +1,5 @@
-// `warden sandbox ls`: the disk column says when a host does not hold the limit.
+// `warden sandbox ls`: the disk column says when a host does not hold the limit; a sandbox Podman did
+// not answer for says so, with what to do.
 import { describe, expect, it } from 'vitest';
 import type { SandboxInfo } from '../../shared/types/sandbox.js';
 import { formatSandboxTable } from './sandbox-table.js';
@@ -33,5 +34,17 @@ describe('sandbox table', () => {
   it('shows the disk limit, and marks one this host does not enforce', () => {
     expect(formatSandboxTable([base])).toMatch(/DISK[\s\S]*4\.0 GiB(?! \(not enforced\))/);
     expect(formatSandboxTable([{ ...base, limits: { ...base.limits, diskEnforced: false } }])).toMatch(/4\.0 GiB \(not enforced\)/);
+  });
+
+  it('marks a sandbox Podman did not answer for, and prints its message and hint under the table', () => {
+    const stuck: SandboxInfo = {
+      ...base,
+      name: 'stuck',
+      unreachable: { code: 'E_TIMEOUT', message: 'Podman did not answer for sandbox stuck within 10 s', hint: 'podman rm -f aaaaaaaaaaaa' },
+    };
+    const out = formatSandboxTable([base, stuck]);
+    expect(out).toMatch(/^stuck\s+unreachable\s/m);
+    expect(out).toMatch(/^box\s+running\s/m);
+    expect(out).toContain('stuck: Podman did not answer for sandbox stuck within 10 s\n  podman rm -f aaaaaaaaaaaa\n');
   });
 });

@@ -1,3 +1,4 @@
+// `warden sandbox ls` as a table; a sandbox Podman did not answer for is marked, its message and hint printed under it.
 import type { SandboxInfo } from '../../shared/types/sandbox.js';
 import { formatByteSize } from '../../shared/types/units.js';
 import { alignColumns } from './text-table.js';
@@ -22,7 +23,7 @@ export function formatSandboxTable(list: SandboxInfo[], now = Date.now()): strin
   for (const s of list) {
     rows.push([
       s.name,
-      s.state,
+      s.unreachable ? 'unreachable' : s.state,
       s.image,
       s.runtime,
       formatByteSize(s.limits.memoryBytes),
@@ -34,5 +35,7 @@ export function formatSandboxTable(list: SandboxInfo[], now = Date.now()): strin
       s.id.slice(0, 12),
     ]);
   }
-  return alignColumns(rows);
+  // A wedged sandbox's row is as last seen: say why, and what to do, under the table.
+  const notes = list.filter((s) => s.unreachable).map((s) => `${s.name}: ${s.unreachable!.message}\n  ${s.unreachable!.hint ?? ''}\n`);
+  return alignColumns(rows) + (notes.length ? `\n${notes.join('')}` : '');
 }

@@ -168,7 +168,7 @@ export class WardenEngine implements MethodHandlers {
   }
 
   async 'sandbox.inspect'(params: MethodParams<'sandbox.inspect'>) {
-    return this.resolveSandbox(params.ref);
+    return this.podman.sandboxes.inspect(params.ref);
   }
 
   async 'sandbox.create'(spec: MethodParams<'sandbox.create'>) {

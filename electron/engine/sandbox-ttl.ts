@@ -17,7 +17,8 @@ export class SandboxTtl {
 
   /** Destroys the sandboxes whose deadline has passed (the record's where there is one, else the label's); their names. */
   async reap(now = new Date()): Promise<string[]> {
-    const expired = (await this.podman.sandboxes.list()).filter((s) => s.expiresAt && new Date(s.expiresAt) <= now);
+    // One Podman does not answer for (wedged) is left: its destroy would wait on it as well.
+    const expired = (await this.podman.sandboxes.list()).filter((s) => !s.unreachable && s.expiresAt && new Date(s.expiresAt) <= now);
     for (const s of expired) {
       await this.podman.sandboxes.destroy(s.id).catch(() => undefined);
       await appendDurably(this.audit, [

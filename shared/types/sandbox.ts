@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseByteSize } from './units.js';
+import type { ErrorInfo } from '../errors.js';
 
 /** Names become container names and hostnames: keep them to what both accept. */
 export const SANDBOX_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,62}$/;
@@ -124,6 +125,11 @@ export interface SandboxInfo {
   exitReason: string | null;
   /** Made before sandboxes were labelled with their Warden home: shown to the user, never to agents. */
   legacy?: boolean;
+  /**
+   * Set when Podman did not answer for this sandbox within the list's bound (a wedged sandbox): the
+   * rest of this info is as last seen by this process, and this says why and what to do.
+   */
+  unreachable?: ErrorInfo;
 }
 
 /** A sandbox is named by its id, an id prefix, or its name. */

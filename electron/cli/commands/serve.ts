@@ -5,6 +5,7 @@ import { findServer } from '../../server/server-file.js';
 import { ensureWardenHome } from '../../engine/paths.js';
 import { runCommand } from '../output.js';
 import { parseIntegerOption } from '../parse-options.js';
+import { onceStopped } from '../stop-signals.js';
 
 export function registerServe(program: Command): void {
   program
@@ -23,6 +24,10 @@ export function registerServe(program: Command): void {
             `Warden already serves this home at ${other.url} (pid ${other.pid})`,
             'stop it first, or use another WARDEN_HOME',
           );
+        // Before anything starts: a signal during start-up (the pool begins filling there) is a stop too.
+        const stopped = onceStopped((signal) =>
+          process.stderr.write(`warden: ${signal} again: still stopping (removing the warm pool); kill -9 stops at once and leaves it\n`),
+        );
         // stdout's first line is the URL (scripts read it); the control panel's login link goes to stderr.
         process.env.WARDEN_WEB_SHELL_QUIET = '1';
         const [{ startServer }, { webShellOf }] = await Promise.all([
@@ -34,12 +39,10 @@ export function registerServe(program: Command): void {
         process.stderr.write(`warden: serving ${server.url} (127.0.0.1 only); policy ${server.gateway.policySource}; Ctrl-C to stop\n`);
         const login = webShellOf(server.app)?.loginUrl();
         if (login) process.stderr.write(`warden: control panel at ${login}  (one-time login link)\n`);
-        await new Promise<void>((resolve) => {
-          const stop = () => resolve();
-          process.once('SIGINT', stop);
-          process.once('SIGTERM', stop);
-        });
+        const signal = await stopped;
+        process.stderr.write(`warden: ${signal}: stopping: the API closes, then the warm pool's sandboxes are removed\n`);
         await server.close();
+        process.stderr.write('warden: stopped\n');
       }),
     );
 }

@@ -152,6 +152,30 @@ export class PodmanConnection extends EventEmitter<{ status: [ConnectionStatus] 
     return this.call(what, (docker) => libpodRequest<T>(docker, method, path, body, statusCodes));
   }
 
+  /**
+   * A libpod GET that gives up after `ms`: the request is abandoned and `late()` is thrown. The
+   * connection is not marked unreachable then: Podman waiting on one wedged container (its list and
+   * inspect lock each container they read) is not Podman gone, and every other call still goes through.
+   */
+  async libpodWithin<T>(ms: number, path: string, what: string, late: () => WardenError): Promise<T> {
+    const abort = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        reject(late());
+        abort.abort();
+      }, ms);
+    });
+    try {
+      return await Promise.race([
+        this.call(what, (docker) => libpodRequest<T>(docker, 'GET', path, undefined, [200], abort.signal)),
+        bound,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** A long-lived libpod stream (events, stats) of newline-delimited JSON, one object per call of onObject. */
   async libpodJsonStream(path: string, what: string, onObject: (value: unknown) => void): Promise<NodeJS.ReadableStream> {
     const stream = await this.call(what, (docker) => libpodStream(docker, path));

@@ -26,6 +26,8 @@ interface Dial {
   body?: unknown;
   isStream: boolean;
   statusCodes: Record<number, boolean | string>;
+  /** Abandons the request (the modem passes it to node:http). */
+  signal?: AbortSignal;
 }
 
 function dial<T>(docker: Dockerode, d: Dial): Promise<T> {
@@ -42,6 +44,7 @@ function dial<T>(docker: Dockerode, d: Dial): Promise<T> {
         options: { ...(query ? { _query: query } : {}), ...(d.isStream ? {} : { _body: d.body ?? {} }) },
         statusCodes: d.statusCodes,
         isStream: d.isStream,
+        ...(d.signal ? { abortSignal: d.signal } : {}),
       },
       (err: unknown, data: unknown) => (err ? reject(err) : resolve(data as T)),
     );
@@ -49,10 +52,17 @@ function dial<T>(docker: Dockerode, d: Dial): Promise<T> {
 }
 
 /** One request; `statusCodes` are the answers that count as success. */
-export function libpodRequest<T>(docker: Dockerode, method: LibpodMethod, path: string, body: unknown, statusCodes: number[]): Promise<T> {
+export function libpodRequest<T>(
+  docker: Dockerode,
+  method: LibpodMethod,
+  path: string,
+  body: unknown,
+  statusCodes: number[],
+  signal?: AbortSignal,
+): Promise<T> {
   const codes: Record<number, boolean | string> = { 400: 'bad parameter', 404: 'no such object', 409: 'conflict', 500: 'server error' };
   for (const c of statusCodes) codes[c] = true;
-  return dial<T>(docker, { method, path, body, isStream: false, statusCodes: codes });
+  return dial<T>(docker, { method, path, body, isStream: false, statusCodes: codes, ...(signal ? { signal } : {}) });
 }
 
 /** A GET whose answer is a stream that stays open. */

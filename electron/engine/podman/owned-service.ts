@@ -109,7 +109,10 @@ export class OwnedService {
         // conmon writes an `oom` marker into its working directory when an exec is OOM-killed:
         // keep that in Warden's run directory, not wherever Warden was started.
         cwd: runDir,
-        detached: opts.detached,
+        // Always a process group of its own: a Ctrl-C, or `timeout`'s SIGTERM, signals the whole group
+        // of the process that started it, and a service that died with it left that process no Podman to
+        // remove its warm pool with. A service that is not detached is stopped by its owner, on close or exit.
+        detached: true,
       });
     } finally {
       closeSync(logFd);

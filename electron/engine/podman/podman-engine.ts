@@ -13,9 +13,12 @@ import { DeadlineRecords } from './deadline-records.js';
 import { installRunner } from '../runner/runner-binary.js';
 import { runnersOf } from '../runner/runner-registry.js';
 import { egressOf } from '../egress/egress-registry.js';
+import { listBoundsFrom, type ListBounds } from './sandbox-list.js';
 
 export interface PodmanEngineOptions extends ConnectOptions {
   image?: string;
+  /** How long the sandbox list and a view's inspect wait for Podman; default from WARDEN_PODMAN_LIST_BOUND_MS or 10 s. */
+  listBounds?: ListBounds;
 }
 
 export class PodmanEngine {
@@ -45,6 +48,7 @@ export class PodmanEngine {
       homeId: homeId(options.home),
       home: options.home,
       runnerBinary: installRunner(options.home),
+      listBounds: options.listBounds ?? listBoundsFrom(options.env ?? process.env),
     });
   }
 

@@ -5,7 +5,7 @@ import type { SandboxInfo, SandboxSpec } from '../../../shared/types/sandbox.js'
 import type { PodmanConnection } from './connection.js';
 import { buildSpecGenerator, resolveSandbox } from './container-spec.js';
 import { hostLimits } from './host-limits.js';
-import { isManaged, isThisHome, LABEL, MANAGED_FILTER } from './labels.js';
+import { isManaged, isThisHome, LABEL } from './labels.js';
 import { infoFromInspect, infoFromListEntry, type LibpodInspect, type LibpodListEntry } from './sandbox-info.js';
 import { chooseRuntime, validateSpec } from './create-checks.js';
 import type { RuntimeRouter } from './runtime-router.js';
@@ -18,6 +18,7 @@ import type { DeadlineRecords } from './deadline-records.js';
 import { letCompanionsGo, startCompanions } from './sandbox-companions.js';
 import { hasRunnerMount, layerDirOf, workspaceLease } from './raw-inspect.js';
 import { egressDirOf, makeEgressDir, removeEgressDir } from '../egress/egress-dir.js';
+import { DEFAULT_LIST_BOUNDS, SandboxLister, sandboxLate, type ListBounds } from './sandbox-list.js';
 
 export interface SandboxesOptions {
   defaultImage: string;
@@ -37,15 +38,21 @@ export interface SandboxesOptions {
   runnerBinary?: string | null;
   /** Called after a successful create, so the engine can record it. */
   now?: () => Date;
+  /** How long the list and an inspect wait for Podman (sandbox-list.ts). */
+  listBounds?: ListBounds;
 }
 
 export type SandboxRef = { id: string; name: string };
 
 export class Sandboxes {
+  private readonly lister: SandboxLister;
+
   constructor(
     private readonly conn: PodmanConnection,
     private readonly options: SandboxesOptions,
-  ) {}
+  ) {
+    this.lister = new SandboxLister(conn, options.listBounds ?? DEFAULT_LIST_BOUNDS, (entries) => this.callersOf(entries));
+  }
 
   get defaultImage(): string {
     return this.options.defaultImage;
@@ -121,6 +128,7 @@ export class Sandboxes {
       // (Checked after start to save a round trip; nothing but the keep-alive has run by then.)
       if (info.runtime !== runtime) throw runtimeSwapped(runtime, info.runtime);
       if (opts.start !== false && this.options.runnerBinary) await startCompanions(this.conn, created.Id, resolved.network === 'egress');
+      if (opts.poolKey === undefined) this.lister.remember(info);
       return info;
     } catch (err) {
       await letCompanionsGo(this.conn, created.Id);
@@ -167,16 +175,23 @@ export class Sandboxes {
 
   /** Finds a Warden sandbox by name, id or id prefix; anything else is not found. */
   async resolve(ref: string, opts: { pooled?: boolean } = {}): Promise<SandboxInfo> {
-    return this.fromRaw(await this.resolveRaw(ref, opts.pooled));
+    const info = this.fromRaw(await this.resolveRaw(ref, opts.pooled));
+    if (!opts.pooled) this.lister.remember(info);
+    return info;
   }
 
-  private async resolveRaw(ref: string, pooled = false): Promise<LibpodInspect> {
+  /** `boundMs`: give up after it (E_TIMEOUT, saying the sandbox may be wedged) rather than wait on Podman. */
+  private async resolveRaw(ref: string, pooled = false, boundMs?: number): Promise<LibpodInspect> {
     if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(ref)) {
       throw new WardenError('E_BAD_INPUT', `"${ref}" is not a sandbox name or id`);
     }
     let raw: LibpodInspect;
+    const path = `/containers/${encodeURIComponent(ref)}/json`;
     try {
-      raw = await this.conn.libpod<LibpodInspect>('GET', `/containers/${encodeURIComponent(ref)}/json`, undefined, `sandbox ${ref}`);
+      raw =
+        boundMs === undefined
+          ? await this.conn.libpod<LibpodInspect>('GET', path, undefined, `sandbox ${ref}`)
+          : await this.conn.libpodWithin<LibpodInspect>(boundMs, path, `sandbox ${ref}`, () => sandboxLate(boundMs, ref, ref));
     } catch (err) {
       if (err instanceof WardenError && err.code === 'E_NOT_FOUND') {
         throw new WardenError('E_NOT_FOUND', `no sandbox named ${ref}`, 'list sandboxes with `warden sandbox ls`');
@@ -197,9 +212,13 @@ export class Sandboxes {
     return raw;
   }
 
-  async list(): Promise<SandboxInfo[]> {
-    const query = `/containers/json?all=true&filters=${encodeURIComponent(JSON.stringify({ label: [MANAGED_FILTER] }))}`;
-    const entries = await this.conn.libpod<LibpodListEntry[]>('GET', query, undefined, 'sandbox list');
+  /** This home's sandboxes; one Podman does not answer for is shown as last seen, marked `unreachable` (sandbox-list.ts). */
+  list(): Promise<SandboxInfo[]> {
+    return this.lister.list();
+  }
+
+  /** The entries that are callers' sandboxes (this home's, not the pool's waiting ones), as they see them. */
+  private callersOf(entries: LibpodListEntry[]): SandboxInfo[] {
     const known = this.options.deadlines.ids();
     return entries
       .filter((e) => isThisHome(e.Labels, this.options.homeId) && !this.options.owners.waiting(e.Id, e.Labels))
@@ -207,8 +226,11 @@ export class Sandboxes {
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
-  inspect(ref: string): Promise<SandboxInfo> {
-    return this.resolve(ref);
+  /** A read for a view (the panel, after an engine event): bounded as the list is, so a wedged sandbox answers E_TIMEOUT. */
+  async inspect(ref: string): Promise<SandboxInfo> {
+    const info = this.fromRaw(await this.resolveRaw(ref, false, (this.options.listBounds ?? DEFAULT_LIST_BOUNDS).sandboxMs));
+    this.lister.remember(info);
+    return info;
   }
 
   /**
@@ -264,6 +286,7 @@ export class Sandboxes {
     removeEgressDir(egressDirOf(raw));
     this.options.owners.remove(raw.Id);
     this.options.deadlines.remove(raw.Id);
+    this.lister.forget(raw.Id);
     if (lease) returnWorkspace(lease.dir, lease.uids, lease.gids, lease.owner);
     return { id: raw.Id, name: raw.Name.replace(/^\//, '') };
   }

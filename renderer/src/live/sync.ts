@@ -8,6 +8,7 @@ import type { StatsBuffer } from './stats-buffer.js';
 import type { TerminalStreams } from './terminal-streams.js';
 import { startRunsSync } from './runs-sync.js';
 import { startLedgerSync } from './ledger-sync.js';
+import { loadSandboxList } from './sandbox-list-load.js';
 
 /** Engine events for one sandbox often come in bursts (create, start …): one inspect per burst. */
 const COALESCE_MS = 40;
@@ -24,9 +25,8 @@ export function startSync(client: WardenClient, store: Store, stats: StatsBuffer
       const info = await client.call('engine.info', {});
       if (mine !== generation) return;
       state().setEngine(info.status, info);
-      const list = await client.call('sandbox.list', {});
+      await loadSandboxList(client, store, () => mine === generation);
       if (mine !== generation) return;
-      state().setSandboxes(list);
       await refreshPool(mine);
     } catch (err) {
       if (mine !== generation) return;
@@ -87,6 +87,9 @@ export function startSync(client: WardenClient, store: Store, stats: StatsBuffer
           (info) => state().upsertSandbox(info),
           (err: unknown) => {
             if (isWardenError(err) && err.code === 'E_NOT_FOUND') state().removeSandbox(event.sandboxId);
+            // Podman did not answer for it (wedged): its row stays as last seen, marked, with what to do.
+            const row = state().sandboxes[event.sandboxId];
+            if (isWardenError(err) && err.code === 'E_TIMEOUT' && row) state().upsertSandbox({ ...row, unreachable: err.toInfo() });
           },
         );
       }, COALESCE_MS),
