@@ -91,20 +91,23 @@ describe('defaultTag', () => {
   });
 });
 
+/** A finished snapshot's manifest of sandbox `box`, the user's or (owner) an agent's. */
+const MANIFEST = (tag: string, owner: string | null, createdAt: string): SnapshotManifest => ({
+  sandbox: 'box',
+  sandboxId: 'a'.repeat(64),
+  tag,
+  createdAt,
+  image: `localhost/warden-snapshot/aaaaaaaaaaaa:${tag}`,
+  imageId: 'b'.repeat(64),
+  rootBytes: 1,
+  workspaceSha256: 'c'.repeat(64),
+  workspaceBytes: 2,
+  takenBy: owner ?? 'user',
+  spec: owner ? { labels: { [AGENT_LABEL]: owner } } : {},
+});
+
 describe('SnapshotStore', () => {
-  const manifest = (tag: string, createdAt: string): SnapshotManifest => ({
-    sandbox: 'box',
-    sandboxId: 'a'.repeat(64),
-    tag,
-    createdAt,
-    image: `localhost/warden-snapshot/aaaaaaaaaaaa:${tag}`,
-    imageId: 'b'.repeat(64),
-    rootBytes: 1,
-    workspaceSha256: 'c'.repeat(64),
-    workspaceBytes: 2,
-    takenBy: 'user',
-    spec: {},
-  });
+  const manifest = (tag: string, createdAt: string) => MANIFEST(tag, null, createdAt);
 
   it('never overwrites a tag, lists finished snapshots oldest first, and forgets an abandoned one', () => {
     const store = new SnapshotStore(tempDir());
@@ -125,19 +128,6 @@ describe('SnapshotStore', () => {
 });
 
 describe('SnapshotStore: owners kept apart', () => {
-  const MANIFEST = (tag: string, owner: string | null, createdAt: string): SnapshotManifest => ({
-    sandbox: 'box',
-    sandboxId: 'a'.repeat(64),
-    tag,
-    createdAt,
-    image: `localhost/warden-snapshot/aaaaaaaaaaaa:${tag}`,
-    imageId: 'b'.repeat(64),
-    rootBytes: 1,
-    workspaceSha256: 'c'.repeat(64),
-    workspaceBytes: 2,
-    takenBy: owner ?? 'user',
-    spec: owner ? { labels: { [AGENT_LABEL]: owner } } : {},
-  });
   const take = (store: SnapshotStore, m: SnapshotManifest) => {
     store.begin(m.sandbox, m.tag, ownerOf(m));
     store.finish(m);
