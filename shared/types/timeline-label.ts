@@ -57,6 +57,8 @@ function describeRaw(kind: string, payload: unknown): Pick<TimelineEntry, 'label
         ...(str(p.connId) ? { connId: str(p.connId)! } : {}),
       };
     }
+    case 'net.throttled':
+      return { label: `${str(p.refused) ?? '?'} connections refused: opened faster than ${str(p.perSecond) ?? '?'} a second`, tone: 'bad' };
     case 'sandbox.attested':
       return {
         label: `attested${p.deep === true ? ' (deep)' : ''}: ${p.ok === true ? 'every promise holds' : 'a check failed'}`,

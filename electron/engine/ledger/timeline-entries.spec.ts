@@ -85,6 +85,10 @@ describe('timeline.entries', () => {
       'closed h:1, 3 B out, 4 B in',
     );
     expect(describeEntry('snapshot.taken', { tag: 'before' }).label).toBe('snapshot taken before');
+    expect(describeEntry('net.throttled', { refused: 120, perSecond: 50, burst: 400 })).toEqual({
+      label: '120 connections refused: opened faster than 50 a second',
+      tone: 'bad',
+    });
     expect(describeEntry('no.such-kind', 'text')).toEqual({ label: 'no.such-kind', tone: 'info' });
   });
 });
