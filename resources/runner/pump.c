@@ -17,7 +17,7 @@
  *
  * It decides nothing: it reports the
  * bytes it moved on stdout ("in N" toward the sandbox, "out N" toward the destination, at least every
- * REPORT bytes) and Warden, which counts them against the run's budget, kills it when it must cut.
+ * REPORT bytes; "end gone" when the sandbox's side closed or reset under it) and Warden, which counts them against the run's budget, kills it when it must cut.
  * LIMIT: -1 passes everything and an EOF on to the destination (a CONNECT tunnel); N >= 0 passes
  * at most N more bytes from the sandbox and no EOF (a plain HTTP request body). It ends when the
  * destination's side has ended and been passed on (and, for a tunnel, the sandbox's too), on any
@@ -78,10 +78,17 @@ static char error_text[160];
 
 static const char *side(int fd) { return fd == 4 ? "destination" : "sandbox side"; }
 
-static const char *failed(int fd) {
-  snprintf(error_text, sizeof error_text, "%s: %s", side(fd), strerror(errno));
+/* The sandbox's side closed or reset under a write: its program left, which Warden judges (a tunnel's
+ * program may leave whenever it likes), so it is said as that and not as an error of the path. */
+#define GONE "gone"
+
+static const char *failed_with(int fd, int err) {
+  if (fd != 4 && (err == EPIPE || err == ECONNRESET)) return GONE;
+  snprintf(error_text, sizeof error_text, "%s: %s", side(fd), strerror(err));
   return error_text;
 }
+
+static const char *failed(int fd) { return failed_with(fd, errno); }
 
 /* Counts bytes taken from a direction's source, within its limit; returns how many of n may pass. */
 static size_t take(struct dir *d, size_t n) {
@@ -254,8 +261,7 @@ int pump_main(void) {
         int fd = se & POLLERR ? dirs[i]->src : dirs[i]->dst, err = 0;
         socklen_t len = sizeof err;
         getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
-        snprintf(error_text, sizeof error_text, "%s: %s", side(fd), err ? strerror(err) : "socket error");
-        finish(&in, &out, error_text);
+        finish(&in, &out, err ? failed_with(fd, err) : fd == 4 ? "destination: socket error" : "sandbox side: socket error");
       }
       const char *e = NULL;
       if (awaiting && dirs[i] == &out && (se & (POLLIN | POLLHUP))) {

@@ -214,7 +214,7 @@ export function carry(o: Carry): void {
         if (m && !o.count(m[1] as 'in' | 'out', Number(m[2]))) {
           error ??= o.cutWhy();
           child.kill('SIGKILL');
-        } else if (line.startsWith('end ')) ending = line.slice(4) || null;
+        } else if (line.startsWith('end ')) ending = line === 'end gone' ? o.clientGone() : line.slice(4) || null;
       }
     });
     const ended = (code: number | null, signal: NodeJS.Signals | null) => {

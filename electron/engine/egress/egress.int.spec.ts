@@ -579,11 +579,13 @@ for s in held: s.close()
     expect(blobs.length).toBeGreaterThanOrEqual(2);
     expect(closed.every((c) => c.durationMs >= 0)).toBe(true);
     expect(w.ledger.verify().ok).toBe(true); // what `warden audit verify` checks
-    // Only the connection the budget cut ended with an error (and, under runc, the stalled hand-over's, reset by its agent).
-    expect(closed.filter((c) => c.error !== null).map((c) => c.error)).toEqual([
-      ...(handedOver ? [expect.stringMatching(/^sandbox side: /)] : []),
-      expect.stringMatching(/egressBytes budget/),
-    ]);
+    // Only the connection the budget cut ended with an error (and, under runc, the stalled hand-over's,
+    // a plain request its agent left before its answer was whole, whose end may land before or after it).
+    const errors = closed.filter((c) => c.error !== null).map((c) => c.error);
+    expect(errors).toHaveLength(handedOver ? 2 : 1);
+    expect(errors).toEqual(
+      expect.arrayContaining([expect.stringMatching(/egressBytes budget/), ...(handedOver ? ['the client went away'] : [])]),
+    );
   });
 
   it('takes its socket directory with it when removed', async () => {
