@@ -69,6 +69,18 @@ export const HISTORY_COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof StatsHistory>;
 export type HistoryColumn = (typeof HISTORY_COLUMNS)[number];
 
+/** One resource sample of a sandbox at a time, rates worked out from the counters: what the history keeps and the page appends live. */
+export interface ResourcePoint {
+  time: number;
+  cpu: number;
+  memory: number;
+  memoryLimit: number;
+  /** bytes per second since the sample before */
+  rx: number;
+  tx: number;
+  pids: number;
+}
+
 export const MAX_TIMELINE_ENTRIES = 20_000;
 
 export const TimelineEntriesRequestSchema = z

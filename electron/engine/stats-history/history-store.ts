@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { HISTORY_COLUMNS, HISTORY_STEPS, type StatsHistory } from '../../../shared/types/timeline.js';
+import { HISTORY_COLUMNS, HISTORY_STEPS, type ResourcePoint, type StatsHistory } from '../../../shared/types/timeline.js';
 import { keepPrivate } from '../ledger/private-file.js';
 
 export const RAW_KEEP_MS = 2 * 3600_000;
@@ -22,16 +22,8 @@ export function statsHistoryFile(home: string): string {
 }
 
 /** One sample as the store takes it: rates already worked out from the counters. */
-export interface HistorySample {
+export interface HistorySample extends ResourcePoint {
   sandboxId: string;
-  time: number;
-  cpu: number;
-  memory: number;
-  memoryLimit: number;
-  /** bytes per second since the sample before */
-  rx: number;
-  tx: number;
-  pids: number;
 }
 
 const SCHEMA = `

@@ -1,7 +1,7 @@
 // The resource history a timeline holds: the door's answer (StatsHistory, ms) kept as chart columns,
 // live samples appended as they come, and a finer answer for a zoomed-in stretch spliced in place
 // of the coarse points it covers. Plain arrays, changed in place: no React state per sample.
-import type { StatsHistory } from '../../../../shared/types/timeline.js';
+import type { ResourcePoint, StatsHistory } from '../../../../shared/types/timeline.js';
 import type { ChartColumns } from './timeline-charts.js';
 
 export interface HistoryData extends ChartColumns {
@@ -35,18 +35,8 @@ export function fromHistory(h: StatsHistory): HistoryData {
   };
 }
 
-export interface LivePoint {
-  time: number;
-  cpu: number;
-  memory: number;
-  memoryLimit: number;
-  rx: number;
-  tx: number;
-  pids: number;
-}
-
 /** Appends a live sample if it is newer than the last point; returns whether it did. */
-export function appendPoint(d: HistoryData, p: LivePoint): boolean {
+export function appendPoint(d: HistoryData, p: ResourcePoint): boolean {
   const last = d.time[d.time.length - 1];
   if (last !== undefined && p.time <= last) return false;
   d.time.push(p.time);
