@@ -6,7 +6,7 @@ import type { ErrorInfo } from '../../shared/errors.js';
 import type { PodmanEngine } from './podman/podman-engine.js';
 import { defaultImage } from './podman/podman-engine.js';
 import { secretsCheck } from './secrets-check.js';
-import { canHandOver } from './egress/hand-over.js';
+import { canHandOver, descriptorsRefusable } from './egress/hand-over.js';
 import { RUNTIME_INSTALL_HINTS } from './podman/runtimes.js';
 
 export interface DoctorInput {
@@ -118,6 +118,14 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
     detail: disk
       ? `not enforced here: ${disk}`
       : "enforced: each sandbox's writable layer lives on a loop-mounted ext4 file of its disk size",
+  });
+  checks.push({
+    name: 'egress descriptors',
+    // Not fatal (egress works), but a runc egress sandbox can then freeze this process: said plainly.
+    ok: descriptorsRefusable(),
+    detail: descriptorsRefusable()
+      ? 'refused on egress sockets (SO_PASSRIGHTS): no descriptor from a sandbox reaches Warden'
+      : 'cannot be refused here (a kernel before 6.16, or the hand-over addon is not built): a program in a runc egress sandbox could block Warden by sending one (README, Egress control); prefer gVisor for egress sandboxes',
   });
   checks.push({
     name: 'egress carrier',

@@ -34,12 +34,19 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "fdpass.h"
 #include "runner.h"
 
 #define REPORT (1024 * 1024)
 #define PIPE_SIZE (1024 * 1024)
+/*
+ * The socket buffers of a carried connection, each way (the kernel doubles it): fixed, not grown by
+ * the kernel's autotuning, which lets one toward a program that stops reading reach tens of MiB of
+ * host memory, and 256 connections of one sandbox the host's TCP memory limit (found by attacking it).
+ */
+#define SOCKET_BUFFER (1024 * 1024)
 /* What one read of the relay's connection takes while the program's socket is awaited. */
 #define AWAIT_CHUNK (64 * 1024)
 
@@ -212,6 +219,8 @@ static int read_go(long long *limit, int *hand_over) {
 int pump_main(void) {
   /* Gone with Warden: a pump that the sandbox blocks (it holds a copy of the program's socket) must not outlive it. */
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  /* Only its stdio and the two sockets: nothing else its launcher left open (close_range, Linux 5.9). */
+  syscall(SYS_close_range, 5U, ~0U, 0U);
   long long limit;
   int hand_over;
   if (!read_go(&limit, &hand_over)) return 0; /* not needed after all (Warden carried it on), or Warden went */
@@ -224,12 +233,14 @@ int pump_main(void) {
   }
   fcntl(3, F_SETFL, fcntl(3, F_GETFL) | O_NONBLOCK);
   fcntl(4, F_SETFL, fcntl(4, F_GETFL) | O_NONBLOCK);
+  int rcv = SOCKET_BUFFER;
+  setsockopt(4, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof rcv);
   int awaiting = hand_over; /* the program's socket is yet to come from the relay */
   int deep = 0;             /* the sandbox's side has its deep send buffer */
   for (;;) {
     if (!awaiting && !deep) {
       /* A deep send buffer toward the sandbox: fewer, larger moves on both sides (forced where Warden may). */
-      int size = 4 * 1024 * 1024;
+      int size = SOCKET_BUFFER;
       if (setsockopt(sandbox_fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof size) < 0)
         setsockopt(sandbox_fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
       in.dst = out.src = sandbox_fd;

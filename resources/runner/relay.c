@@ -35,8 +35,10 @@
 #include "runner.h"
 
 #define MAX_PAIRS 512
-/* Each way goes through a pipe with splice(2): bytes move between the sockets without a copy here. */
-#define PIPE_CAP (1024 * 1024)
+/* Each way goes through a pipe with splice(2): bytes move between the sockets without a copy here.
+ * Not larger: the kernel allows a user 64 MiB of pipes (pipe-user-pages-soft), and past it new pipes
+ * get two pages, so 256 KiB keeps every connection of a busy sandbox at full size up to 128. */
+#define PIPE_CAP (256 * 1024)
 /* What a refused connection may still send (its request) before it is closed unread. */
 #define DISCARD_LIMIT (1024 * 1024)
 /* The first byte on the proxy's connection from a relay that hands connections over (never an HTTP request's first). */
@@ -214,7 +216,9 @@ static int receive(struct pair *p) {
   static char buf[MARKED_CHUNK];
   struct way *w = &p->ways[1];
   int count, cut;
-  ssize_t n = recv_with_fds(p->fds[1], buf, sizeof buf, NULL, 0, &count, &cut);
+  /* Into the empty pipe, never more than it holds (a pipe made past the user's limit holds 8 KiB). */
+  size_t room = w->cap < sizeof buf ? w->cap : sizeof buf;
+  ssize_t n = recv_with_fds(p->fds[1], buf, room, NULL, 0, &count, &cut);
   if (n < 0) return errno == EAGAIN || errno == EINTR ? 0 : salvage(p);
   if (n == 0) {
     w->eof = 1;

@@ -16,7 +16,7 @@ import { collectExec } from '../podman/exec-session.js';
 import { runtimeFromInspect } from '../podman/oci-runtime.js';
 import type { LibpodInspect } from '../podman/sandbox-info.js';
 import { egressDirOf, socketPathOf } from './egress-dir.js';
-import { canHandOver } from './hand-over.js';
+import { canHandOver, refuseDescriptors } from './hand-over.js';
 import { intakeFor } from './egress-intake.js';
 
 /** How long ensure() leaves a sandbox alone once another process was found serving it. */
@@ -153,6 +153,9 @@ export class EgressRegistry extends EventEmitter<{
       }
       if (err) throw err;
       chmodSync(path, 0o666);
+      // No descriptor from the sandbox ever reaches this process (hand-over.ts says why); the
+      // kernels that cannot refuse them are named by `warden doctor`.
+      refuseDescriptors(server);
       server.unref(); // serving must not keep a one-shot process (the CLI) alive
       server.on('error', (e: Error) => this.lose(containerId, server, e.message));
       return server;

@@ -20,7 +20,7 @@ import { closeTestWarden, openTestWarden, type TestWarden } from '../../test-sup
 import { runscInstalled } from '../podman/oci-runtime.js';
 import { egressOf } from './egress-registry.js';
 import { MAX_OPEN_PER_SANDBOX } from './egress-intake.js';
-import { canHandOver } from './hand-over.js';
+import { canHandOver, descriptorsRefusable } from './hand-over.js';
 import { MAX_PENDING_ASKS } from './ask-queue.js';
 import { egressDirOf } from './egress-dir.js';
 import type { LibpodInspect } from '../podman/sandbox-info.js';
@@ -203,6 +203,21 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
     expect(r.out).toBe(`${BLOB_SHA}  -\n`.repeat(12));
   });
 
+  it('carries 140 large downloads at once, each byte-exact (past the pipes the kernel allows the sandbox at full size)', async () => {
+    // 140 connections × two relay pipes of 256 KiB pass the 64 MiB a user may have in pipes: the
+    // last ones get pipes of two pages, and must still carry every byte (found by attacking it).
+    const r = await sh(`python3 -c "
+import concurrent.futures, hashlib, urllib.request
+def get(i):
+    return hashlib.sha256(urllib.request.urlopen('http://allowed.test:${httpPort}/blob', timeout=300).read()).hexdigest()
+with concurrent.futures.ThreadPoolExecutor(140) as pool:
+    got = list(pool.map(get, range(140)))
+print(len(got), sorted(set(got)))
+"`);
+    expect(r.err).toBe('');
+    expect(r.out).toBe(`140 ['${BLOB_SHA}']\n`);
+  });
+
   it(
     handedOver
       ? "hands a large transfer's connection to the pump: the relay keeps no part of it, and it goes on both ways"
@@ -302,6 +317,26 @@ while not os.path.exists('/tmp/stall-done'):
       expect(next.out).toBe('hello /while-stalled\n');
       await sh('touch /tmp/stall-done');
       expect((await running).exitCode).toBe(0);
+    },
+  );
+
+  it.runIf(runtime === 'runc' && descriptorsRefusable())(
+    'refuses a descriptor sent on its socket outside a hand-over: none ever reaches Warden',
+    async () => {
+      // The red team's freeze: a descriptor (here a socketpair end; it could carry a lingering TCP
+      // socket) sent with the first byte would be closed by Node's plain read() in this process, and
+      // the close of a lingering socket's last reference blocks. The kernel refuses it at the send.
+      const r = await sh(`python3 -c "
+import errno, socket
+u = socket.socket(socket.AF_UNIX); u.connect('/.warden/egress/proxy.sock')
+a, b = socket.socketpair()
+try:
+    socket.send_fds(u, [b'\\x01GET http://allowed.test:${httpPort}/fd HTTP/1.1\\r\\n\\r\\n'], [a.fileno()])
+    print('sent')
+except OSError as e:
+    print('refused', errno.errorcode[e.errno])
+" && curl -sS http://allowed.test:${httpPort}/after-fd`);
+      expect(r.out).toBe('refused EPERM\nhello /after-fd\n');
     },
   );
 

@@ -8,16 +8,22 @@
 // itself only ever reaches the pump, a process of the connection's own: the sandbox may keep a copy
 // of it and make any process that reads or writes it block (clear O_NONBLOCK, a long SO_LINGER), and
 // that must never be the one serving the API, the panel and every other sandbox.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Socket } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 interface Addon {
   sendMarker(fd: number): string;
+  passDescriptors(fd: number, allow: boolean): boolean;
+  fixReceiveBuffer(fd: number, bytes: number): boolean;
 }
+
+/** A destination connection's receive buffer, fixed (the pump's SOCKET_BUFFER too: resources/runner/pump.c). */
+export const DESTINATION_RECEIVE_BUFFER = 1024 * 1024;
 
 /** The first byte a relay started with --hand-over sends on each connection (never an HTTP request's first). */
 export const HANDS_OVER = 0x01;
@@ -49,6 +55,41 @@ export function canHandOver(): boolean {
   return loadAddon() !== null;
 }
 
+/**
+ * Refuses descriptors on a sandbox's egress socket (SO_PASSRIGHTS, Linux 6.16; accepted connections
+ * inherit it): a sandbox's sendmsg with one attached then fails in the sandbox, and none ever reaches
+ * this process, where Node's plain read() would close it, and closing the last reference to a TCP
+ * socket the sandbox made linger blocks the closer, here the whole event loop. Only the pump takes
+ * one, on a connection Warden has stopped reading (askHandOver). False where the kernel or the addon
+ * cannot: then a program under runc can freeze this process that way (README, `warden doctor`).
+ */
+export function refuseDescriptors(server: Server): boolean {
+  const intake = loadAddon();
+  const fd = (server as unknown as { _handle?: { fd?: number } })._handle?.fd;
+  return !!intake && typeof fd === 'number' && intake.passDescriptors(fd, false);
+}
+
+let refusable: boolean | undefined;
+
+/** Whether this kernel and build refuse descriptors on egress sockets (asked once, on a socketpair of its own). */
+export function descriptorsRefusable(): boolean {
+  if (refusable !== undefined) return refusable;
+  const intake = loadAddon();
+  if (!intake) return (refusable = false);
+  const dir = mkdtempSync(join(tmpdir(), 'warden-passrights-'));
+  const probe = createServer();
+  try {
+    probe.listen({ path: join(dir, 'probe.sock') }); // the handle exists once listen() returns
+    refusable = refuseDescriptors(probe);
+  } catch {
+    refusable = false;
+  } finally {
+    probe.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return refusable;
+}
+
 /** Streams whose relay said HANDS_OVER first (egress-intake.ts). */
 const relaysThatHandOver = new WeakSet<Duplex>();
 
@@ -68,6 +109,9 @@ export async function askHandOver(stream: Socket | Duplex): Promise<boolean> {
   const intake = loadAddon();
   const fd = fdOf(stream);
   if (!intake || !relaysThatHandOver.has(stream) || typeof fd !== 'number') return false;
+  // The relay's answer brings the program's socket: let descriptors through on this connection
+  // now, once this process has stopped reading it for good (the pump reads it from here on).
+  if (!intake.passDescriptors(fd, true)) return false;
   for (const wait of RETRY_MS) {
     if (stream.destroyed) return false;
     const r = intake.sendMarker(fd);
@@ -76,4 +120,14 @@ export async function askHandOver(stream: Socket | Duplex): Promise<boolean> {
     await new Promise((resolve) => setTimeout(resolve, wait));
   }
   return false;
+}
+
+/**
+ * Fixes a destination connection's receive buffer once it is connected: autotuning would let the
+ * buffer of a connection whose program stops reading grow to tens of MiB of host memory (found by
+ * attacking it: 37 stalled connections of one sandbox took the host's TCP memory to its pressure level).
+ */
+export function fixReceiveBuffer(upstream: Socket): void {
+  const fd = fdOf(upstream);
+  if (typeof fd === 'number') loadAddon()?.fixReceiveBuffer(fd, DESTINATION_RECEIVE_BUFFER);
 }
