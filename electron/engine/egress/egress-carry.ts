@@ -191,10 +191,12 @@ export function carry(o: Carry): void {
     // Past this point nothing more is written to the relay's connection: the marker, if sent, is the last of it.
     const handOver = await askHandOver(client);
     if (client.destroyed || upstream.destroyed) {
-      // Ended while the marker waited for room: nothing is left to carry.
-      child.kill('SIGKILL');
+      // Ended while the marker waited for room: nothing is left to carry. This process lets go of
+      // the relay's connection before the pump goes, so the pump's exit is its last reference: a
+      // descriptor the sandbox queued on it once passing was let through is then closed there, never here.
       client.destroy();
       upstream.destroy();
+      child.kill('SIGKILL');
       finished = true;
       return o.done(error);
     }
