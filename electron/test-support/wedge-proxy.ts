@@ -55,6 +55,9 @@ export async function startWedgeProxy(upstream = suiteSocket()): Promise<WedgePr
     }
     const out = request({ socketPath: upstream, method: req.method, path: req.url, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
+      // Now, not with the first byte of the body: a stream that has nothing yet (Podman's events on a
+      // quiet host) must still answer, or its client waits for ever (serve's start-up did).
+      res.flushHeaders();
       answer.pipe(res);
     });
     out.on('error', () => res.destroy());
