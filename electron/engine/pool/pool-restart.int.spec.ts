@@ -67,15 +67,19 @@ describe('warm pool across restarts', () => {
   it('after kill -9 of warden serve, adopts what fits its size and sweeps the rest', async () => {
     writeFileSync(join(w.t.home, 'pool.yaml'), `size: 2\nlabels:\n  ${TEST_LABEL_KEY}: "${w.t.runId}"\n`);
     // The serve's pool is full once both its sandboxes have started (the pool makes one at a time).
+    // Started and still there: on a loaded host the pool may replace one (an attestation that failed),
+    // and what it removed is not what kill -9 leaves behind.
     const started = new Set<string>();
     let bothStarted!: () => void;
     const full = new Promise<void>((resolve) => (bothStarted = resolve));
     const filters = encodeURIComponent(
-      JSON.stringify({ type: ['container'], event: ['start'], label: [`${LABEL.home}=${w.engine.podman.sandboxes.homeId}`] }),
+      JSON.stringify({ type: ['container'], event: ['start', 'remove'], label: [`${LABEL.home}=${w.engine.podman.sandboxes.homeId}`] }),
     );
     const events = await w.engine.podman.connection.libpodJsonStream(`/events?stream=true&filters=${filters}`, 'events', (value) => {
       const e = value as LibpodEvent;
-      if (e.Action === 'start' && e.Actor.Attributes[LABEL.pool] !== undefined) started.add(e.Actor.ID);
+      if (e.Actor.Attributes[LABEL.pool] === undefined) return;
+      if (e.Action === 'start') started.add(e.Actor.ID);
+      if (e.Action === 'remove') started.delete(e.Actor.ID);
       if (started.size >= 2) bothStarted();
     });
     const serve = spawn(process.execPath, ['--import', 'tsx', 'electron/cli/index.ts', 'serve', '--port', '0'], {
