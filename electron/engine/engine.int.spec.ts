@@ -84,7 +84,8 @@ describe('WardenEngine', () => {
     const sb = await engine['sandbox.create'](spec({ disk: '64m' }));
     const disk = t.engine.disks.paths(sb.id);
     expect(existsSync(disk.img)).toBe(true);
-    expect(spawnSync('podman', ['rm', '-f', '-t', '0', sb.id]).status).toBe(0);
+    const removed = spawnSync('podman', ['rm', '-f', '-t', '0', sb.id]);
+    expect(removed.status, removed.stderr.toString()).toBe(0);
     while (existsSync(disk.img)) await new Promise((r) => setTimeout(r, 50)); // the spec's timeout is the hang guard
     expect(existsSync(disk.img)).toBe(false);
     expect(readFileSync('/proc/mounts', 'utf8')).not.toContain(disk.mnt);
