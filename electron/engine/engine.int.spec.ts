@@ -8,6 +8,7 @@ import { parseRequest } from '../../shared/contracts/validate.js';
 import type { EngineEvent } from '../../shared/types/engine.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import { busyMountOf } from './podman/container-removal.js';
 
 let t: TestEngine;
 let ledger: Ledger;
@@ -87,8 +88,17 @@ describe('WardenEngine', () => {
     // As a person would, once the create's background attestation is done: removing a container
     // while an exec is being set up or torn down can fail in Podman (exit 125), which is not this spec's point.
     await engine.attestations.settle(sb.id);
-    const removed = spawnSync('podman', ['rm', '-f', '-t', '0', sb.id]);
-    expect(removed.status, removed.stderr.toString()).toBe(0);
+    // Podman 4.3 can fail a forced remove on its own shm-mount race (containers/podman#11594, see
+    // container-removal.ts): a person runs it again, and so does this spec, until Podman knows it no more.
+    for (let attempt = 1; ; attempt++) {
+      const removed = spawnSync('podman', ['rm', '-f', '-t', '0', sb.id]);
+      const said = removed.stderr.toString();
+      if (removed.status === 0 || /no such container|no container with/i.test(said)) break;
+      expect(said, `podman rm, attempt ${attempt}`).toMatch(/device or resource busy/);
+      expect(attempt, said).toBeLessThan(5);
+      const busy = busyMountOf(said);
+      if (busy) spawnSync('umount', ['-l', busy]);
+    }
     while (existsSync(disk.img)) await new Promise((r) => setTimeout(r, 50)); // the spec's timeout is the hang guard
     expect(existsSync(disk.img)).toBe(false);
     expect(readFileSync('/proc/mounts', 'utf8')).not.toContain(disk.mnt);

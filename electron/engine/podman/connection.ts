@@ -1,5 +1,6 @@
 // One Podman endpoint: found or started, watched, and reconnected with backoff when it goes away.
 import { EventEmitter } from 'node:events';
+import { Agent } from 'node:http';
 import Dockerode from 'dockerode';
 import { WardenError } from '../../../shared/errors.js';
 import type { ConnectionInfo, ConnectionStatus, RuntimeCheck } from '../../../shared/types/engine.js';
@@ -53,7 +54,13 @@ export class PodmanConnection extends EventEmitter<{ status: [ConnectionStatus] 
   ) {
     super();
     this.id = `podman:${socketPath}`;
-    this.docker = new Dockerode({ socketPath });
+    // A connection of its own per call: Node's default agent keeps sockets alive, and one that
+    // Podman closes as idle just as a call is sent on it fails that call with "socket hang up",
+    // which is Podman gone to every other call until the next ping (a create answered 503 on a
+    // busy host). A Unix socket costs next to nothing to open.
+    // docker-modem takes `agent`; its typings leave it out.
+    const modem: Dockerode.DockerOptions & { agent: Agent } = { socketPath, agent: new Agent({ keepAlive: false }) };
+    this.docker = new Dockerode(modem);
   }
 
   static async open(options: ConnectOptions): Promise<PodmanConnection> {

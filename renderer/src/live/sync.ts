@@ -12,6 +12,8 @@ import { loadSandboxList } from './sandbox-list-load.js';
 
 /** Engine events for one sandbox often come in bursts (create, start …): one inspect per burst. */
 const COALESCE_MS = 40;
+/** How often an answer overtaken by a newer write is asked again before it is applied anyway. */
+const STALE_ASKS = 3;
 
 export function startSync(client: WardenClient, store: Store, stats: StatsBuffer, terminals: TerminalStreams): () => void {
   const state = () => store.getState();
@@ -82,17 +84,30 @@ export function startSync(client: WardenClient, store: Store, stats: StatsBuffer
       event.sandboxId,
       window.setTimeout(() => {
         pendingInspect.delete(event.sandboxId);
-        client.call('sandbox.inspect', { ref: event.sandboxId }).then(
-          // The engine answers only for sandboxes Warden made; other containers are E_NOT_FOUND.
-          (info) => state().upsertSandbox(info),
-          (err: unknown) => {
-            if (isWardenError(err) && err.code === 'E_NOT_FOUND') state().removeSandbox(event.sandboxId);
-            // Podman did not answer for it (wedged): its row stays as last seen, marked, with what to do.
-            const row = state().sandboxes[event.sandboxId];
-            if (isWardenError(err) && err.code === 'E_TIMEOUT' && row) state().upsertSandbox({ ...row, unreachable: err.toInfo() });
-          },
-        );
+        inspect(event.sandboxId, STALE_ASKS);
       }, COALESCE_MS),
+    );
+  };
+
+  /**
+   * Answers can pass each other (a busy Podman, a start clicked meanwhile): one that finds its row
+   * rewritten since it was asked (an action's result, a later answer) may be older than the row, so
+   * it is asked again rather than applied over it.
+   */
+  const inspect = (id: string, asksLeft: number) => {
+    const asked = state().sandboxes[id];
+    client.call('sandbox.inspect', { ref: id }).then(
+      (info) => {
+        if (state().sandboxes[id] !== asked && asksLeft > 0) inspect(id, asksLeft - 1);
+        else state().upsertSandbox(info);
+      },
+      (err: unknown) => {
+        // The engine answers only for sandboxes Warden made; other containers are E_NOT_FOUND.
+        if (isWardenError(err) && err.code === 'E_NOT_FOUND') state().removeSandbox(id);
+        // Podman did not answer for it (wedged): its row stays as last seen, marked, with what to do.
+        const row = state().sandboxes[id];
+        if (isWardenError(err) && err.code === 'E_TIMEOUT' && row) state().upsertSandbox({ ...row, unreachable: err.toInfo() });
+      },
     );
   };
 
