@@ -75,8 +75,8 @@ beforeAll(() => {
   expect(build.status, build.stderr).toBe(0);
 });
 
-/** Serve (by `argv`) on a fresh home with a pool of two; resolves once both pooled sandboxes have started (Podman's events say so). */
-async function serveWithWarmPool(argv = SERVE): Promise<Served> {
+/** Serve (by `argv`, with `extraEnv`) on a fresh home with a pool of two; resolves once both pooled sandboxes have started (Podman's events say so). */
+async function serveWithWarmPool(argv = SERVE, extraEnv: NodeJS.ProcessEnv = {}): Promise<Served> {
   const home = mkdtempSync(join(tmpdir(), 'warden-signals-'));
   const id = homeId(home);
   const runId = randomBytes(4).toString('hex');
@@ -91,6 +91,7 @@ async function serveWithWarmPool(argv = SERVE): Promise<Served> {
   );
   const env: NodeJS.ProcessEnv = { ...process.env, WARDEN_HOME: home };
   delete env.CONTAINER_HOST;
+  Object.assign(env, extraEnv);
   const serve = spawn(argv[0]!, argv.slice(1), {
     cwd: root,
     env,
@@ -171,5 +172,30 @@ describe('warden serve stopped by a signal', () => {
     expect(podmanIds(`label=${LABEL.home}=${s.homeId}`)).toEqual([]);
     await gone(services[0]!);
     expect(ownedServicePids(s.home)).toEqual([]);
+  });
+
+  it('a Podman that stops answering while serve removes its pool: serve still ends, says what it left, and the ledger verifies', async () => {
+    const s = await serveWithWarmPool(SERVE, { WARDEN_STOP_BOUND_MS: '2000' });
+    const pooled = podmanIds(`label=${LABEL.home}=${s.homeId}`);
+    expect(pooled).toHaveLength(2);
+    const [service] = ownedServicePids(s.home);
+    // Wedged: the Podman service serve started answers nothing from now on.
+    process.kill(service!, 'SIGSTOP');
+    try {
+      s.serve.kill('SIGTERM');
+      expect(await s.exited, s.output()).toBe(1);
+    } finally {
+      process.kill(service!, 'SIGCONT');
+    }
+    expect(s.output()).toMatch(/stopped anyway and left the warm pool's sandboxes/);
+    expect(s.output()).not.toMatch(/warden: stopped/);
+    expect(podmanIds(`label=${LABEL.home}=${s.homeId}`)).toEqual(pooled);
+    // The service serve started was told to stop all the same: it does once it runs again.
+    await gone(service!);
+    const verify = spawnSync(process.execPath, [join(root, 'out', 'cli', 'warden.mjs'), 'audit', 'verify'], {
+      env: { ...process.env, WARDEN_HOME: s.home },
+      encoding: 'utf8',
+    });
+    expect(verify.status, verify.stdout + verify.stderr).toBe(0);
   });
 });

@@ -28,3 +28,26 @@ export function onceStopped(onRepeat: (signal: StopSignal) => void): Promise<Sto
     for (const signal of STOP_SIGNALS) process.on(signal, listener);
   });
 }
+
+/** How long a stop may take before serve ends anyway: WARDEN_STOP_BOUND_MS, or 60 s. */
+export function stopBoundMs(env: NodeJS.ProcessEnv): number {
+  const ms = Number(env.WARDEN_STOP_BOUND_MS);
+  return Number.isInteger(ms) && ms > 0 ? ms : 60_000;
+}
+
+/** True once `work` has settled (either way), false if `ms` pass first. */
+export async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const done = work.then(
+    () => true as const,
+    () => true as const,
+  );
+  try {
+    return await Promise.race([done, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

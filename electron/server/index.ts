@@ -52,6 +52,12 @@ export interface RunningServer {
   /** What serve holds for slow clients (bounded; see stream-meter.ts). */
   streams: StreamMeter;
   close(): Promise<void>;
+  /**
+   * For a close that Podman keeps from finishing (serve's stop bound): the engine (and a Podman
+   * service it started) and the ledger close now, the ledger with its checkpoint; what Podman did
+   * not remove stays.
+   */
+  abandon(): void;
 }
 
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
@@ -99,6 +105,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       gateway.close();
       await app.close();
       await closePool(engine, pool);
+      warden.close();
+    },
+    abandon() {
       warden.close();
     },
   };

@@ -5,7 +5,8 @@ import { findServer } from '../../server/server-file.js';
 import { ensureWardenHome } from '../../engine/paths.js';
 import { runCommand } from '../output.js';
 import { parseIntegerOption } from '../parse-options.js';
-import { onceStopped } from '../stop-signals.js';
+import { onceStopped, settlesWithin, stopBoundMs } from '../stop-signals.js';
+import { LABEL } from '../../engine/podman/labels.js';
 
 export function registerServe(program: Command): void {
   program
@@ -41,8 +42,22 @@ export function registerServe(program: Command): void {
         if (login) process.stderr.write(`warden: control panel at ${login}  (one-time login link)\n`);
         const signal = await stopped;
         process.stderr.write(`warden: ${signal}: stopping: the API closes, then the warm pool's sandboxes are removed\n`);
-        await server.close();
-        process.stderr.write('warden: stopped\n');
+        const bound = stopBoundMs(process.env);
+        const closing = server.close();
+        if (await settlesWithin(closing, bound)) {
+          await closing; // a close that failed says why (runCommand)
+          process.stderr.write('warden: stopped\n');
+          return;
+        }
+        // A wedged Podman (a remove that never answers) must not keep serve from ending: what it
+        // could not remove is left as a kill -9 leaves it, and said so; the ledger is closed with its
+        // checkpoint and a Podman service serve started is stopped all the same (it is likely what is wedged).
+        server.abandon();
+        process.stderr.write(
+          `warden: stopping took more than ${bound / 1000} s (Podman is not answering?); stopped anyway and left the warm pool's sandboxes ` +
+            `(\`podman ps -a --filter label=${LABEL.pool}\`): the next \`warden serve\` on this home adopts or removes them\n`,
+        );
+        process.exit(1);
       }),
     );
 }

@@ -103,4 +103,19 @@ describe('engine connection', () => {
     await until('reconnected', () => conn.status === 'connected');
     await expect(conn.refreshInfo()).resolves.toBeUndefined();
   });
+
+  it('lets a call made while one blip is being checked wait for the check, and go through when the engine answers', async () => {
+    const home = tempHome();
+    const service = await OwnedService.start({ home, idleSeconds: 0, detached: false });
+    cleanups.push(() => service.stop());
+    const conn = await PodmanConnection.open({ home, socketPath: service.socketPath });
+    cleanups.push(() => conn.close());
+    const statuses: ConnectionStatus[] = [];
+    conn.on('status', (s) => statuses.push(s));
+    // As a runner channel lost on a busy host reports it: the engine is thought gone, and is not.
+    conn.markUnreachable();
+    expect(conn.status).toBe('connecting');
+    await expect(conn.refreshInfo()).resolves.toBeUndefined();
+    expect(statuses).toEqual(['connecting', 'connected']);
+  });
 });

@@ -26,6 +26,10 @@ export interface ConnectOptions {
 }
 
 const MAX_BACKOFF_MS = 5000;
+/** How long a reconnect's ping waits: a dead engine refuses at once, a busy one may take a while. */
+const PING_MS = 3000;
+/** How long a call waits on a reconnect already under way before it fails (a service restart fits). */
+const VERDICT_WAIT_MS = 10_000;
 
 export class PodmanConnection extends EventEmitter<{ status: [ConnectionStatus] }> {
   readonly id: string;
@@ -145,6 +149,9 @@ export class PodmanConnection extends EventEmitter<{ status: [ConnectionStatus] 
    */
   async call<T>(what: string, fn: (docker: Dockerode) => Promise<T>): Promise<T> {
     if (this.closed) throw new WardenError('E_ENGINE_UNREACHABLE', 'the engine connection is closed');
+    // Just found gone, not yet tried again: the try under way decides (a ping, or a restart of a
+    // service of Warden's), so one blip on a busy host is not a failed call.
+    if (this.statusValue === 'connecting') await this.verdict();
     if (this.statusValue !== 'connected') throw unreachable(this.socketPath);
     try {
       return await fn(this.docker);
@@ -190,6 +197,24 @@ export class PodmanConnection extends EventEmitter<{ status: [ConnectionStatus] 
     return stream;
   }
 
+  /** Whether the engine answers a ping now (within PING_MS). */
+  answers(): Promise<boolean> {
+    return pingSocket(this.socketPath, PING_MS);
+  }
+
+  /** Resolves when the reconnect under way has decided (or after VERDICT_WAIT_MS, whichever is first). */
+  private verdict(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.off('status', done);
+        resolve();
+      };
+      const timer = setTimeout(done, VERDICT_WAIT_MS);
+      this.on('status', done);
+    });
+  }
+
   /** Called by anyone who sees the engine gone (a call, a dropped event stream). */
   markUnreachable(): void {
     if (this.closed || this.statusValue === 'connecting') return;
@@ -206,7 +231,7 @@ export class PodmanConnection extends EventEmitter<{ status: [ConnectionStatus] 
   private async tryReconnect(): Promise<void> {
     this.reconnectTimer = null;
     if (this.closed) return;
-    if (await pingSocket(this.socketPath, 1000)) {
+    if (await this.answers()) {
       this.backoffMs = 100;
       this.setStatus('connected');
       return;

@@ -9,7 +9,6 @@ import { WardenError } from '../../../shared/errors.js';
 import { HostFrame, RUNNER_MOUNT_PATH, RUNNER_PROTOCOL_VERSION, RunnerFrame } from '../../../shared/contracts/runner.js';
 import type { PodmanConnection } from '../podman/connection.js';
 import { FrameDemuxer } from '../podman/frame-demuxer.js';
-import { pingSocket } from '../podman/socket-discovery.js';
 import { encodeFrame, FrameDecoder, RunnerProtocolError, parseReady, type Frame } from './frame-codec.js';
 
 /** How long a new runner may take to say READY before it is given up on. */
@@ -61,7 +60,7 @@ export class RunnerChannel {
     const channel = await RunnerChannel.attach(stream, containerId, onLost);
     // Its engine exec is over only once the engine says so (under gVisor its conmon outlives the
     // stream a little): a shutdown waits for that, so a removal right after leaves nothing behind.
-    channel.engineAnswers = () => pingSocket(conn.socketPath, 1000);
+    channel.engineAnswers = () => conn.answers();
     channel.engineGone = () => conn.markUnreachable();
     channel.execEnded = async () => {
       for (let attempt = 0; attempt < 100; attempt++) {
