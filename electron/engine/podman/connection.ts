@@ -39,6 +39,8 @@ export class PodmanConnection extends EventEmitter<{ status: [ConnectionStatus] 
   private reconnectTimer: NodeJS.Timeout | null = null;
   private backoffMs = 100;
   private closed = false;
+  private pendingVerdict: Promise<void> | null = null;
+  private endVerdict: (() => void) | null = null;
   /** The runtime this service gives containers when none is forced (Podman 4.3 ignores a per-create choice). */
   serviceRuntime: string | null = null;
   private details: EngineInfo['details'] = {
@@ -202,17 +204,23 @@ export class PodmanConnection extends EventEmitter<{ status: [ConnectionStatus] 
     return pingSocket(this.socketPath, PING_MS);
   }
 
-  /** Resolves when the reconnect under way has decided (or after VERDICT_WAIT_MS, whichever is first). */
+  /**
+   * Resolves when the reconnect under way has decided (or after VERDICT_WAIT_MS, whichever is
+   * first). One wait for all the calls that come meanwhile (one listener, however many they are).
+   */
   private verdict(): Promise<void> {
-    return new Promise<void>((resolve) => {
+    this.pendingVerdict ??= new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
         this.off('status', done);
+        this.pendingVerdict = this.endVerdict = null;
         resolve();
       };
       const timer = setTimeout(done, VERDICT_WAIT_MS);
       this.on('status', done);
+      this.endVerdict = done;
     });
+    return this.pendingVerdict;
   }
 
   /** Called by anyone who sees the engine gone (a call, a dropped event stream). */
@@ -271,6 +279,7 @@ export class PodmanConnection extends EventEmitter<{ status: [ConnectionStatus] 
    */
   close(): void {
     this.closed = true;
+    this.endVerdict?.(); // waiting calls fail now, as closed
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     this.reconnectTimer = null;
     if (this.options.detachedService) return;
