@@ -1,6 +1,6 @@
 // The event bridge: a snapshot on every (re)connect, then pushed events applied to the store with
 // getState outside React. Stats and terminal bytes bypass the store for their transient sinks.
-import { isWardenError, toErrorInfo } from '../../../shared/errors.js';
+import { toErrorInfo } from '../../../shared/errors.js';
 import type { EngineEvent } from '../../../shared/types/engine.js';
 import type { WardenClient } from '../api/client.js';
 import type { Store } from '../store/index.js';
@@ -9,11 +9,10 @@ import type { TerminalStreams } from './terminal-streams.js';
 import { startRunsSync } from './runs-sync.js';
 import { startLedgerSync } from './ledger-sync.js';
 import { loadSandboxList } from './sandbox-list-load.js';
+import { inspectInto, type InspectRows } from './inspect-answers.js';
 
 /** Engine events for one sandbox often come in bursts (create, start …): one inspect per burst. */
 const COALESCE_MS = 40;
-/** How often an answer overtaken by a newer write is asked again before it is applied anyway. */
-const STALE_ASKS = 3;
 
 export function startSync(client: WardenClient, store: Store, stats: StatsBuffer, terminals: TerminalStreams): () => void {
   const state = () => store.getState();
@@ -84,31 +83,16 @@ export function startSync(client: WardenClient, store: Store, stats: StatsBuffer
       event.sandboxId,
       window.setTimeout(() => {
         pendingInspect.delete(event.sandboxId);
-        inspect(event.sandboxId, STALE_ASKS);
+        void inspectInto(rows, event.sandboxId);
       }, COALESCE_MS),
     );
   };
 
-  /**
-   * Answers can pass each other (a busy Podman, a start clicked meanwhile): one that finds its row
-   * rewritten since it was asked (an action's result, a later answer) may be older than the row, so
-   * it is asked again rather than applied over it.
-   */
-  const inspect = (id: string, asksLeft: number) => {
-    const asked = state().sandboxes[id];
-    client.call('sandbox.inspect', { ref: id }).then(
-      (info) => {
-        if (state().sandboxes[id] !== asked && asksLeft > 0) inspect(id, asksLeft - 1);
-        else state().upsertSandbox(info);
-      },
-      (err: unknown) => {
-        // The engine answers only for sandboxes Warden made; other containers are E_NOT_FOUND.
-        if (isWardenError(err) && err.code === 'E_NOT_FOUND') state().removeSandbox(id);
-        // Podman did not answer for it (wedged): its row stays as last seen, marked, with what to do.
-        const row = state().sandboxes[id];
-        if (isWardenError(err) && err.code === 'E_TIMEOUT' && row) state().upsertSandbox({ ...row, unreachable: err.toInfo() });
-      },
-    );
+  const rows: InspectRows = {
+    ask: (id) => client.call('sandbox.inspect', { ref: id }),
+    row: (id) => state().sandboxes[id],
+    put: (info) => state().upsertSandbox(info),
+    remove: (id) => state().removeSandbox(id),
   };
 
   // Stats follow the running sandboxes: one watch call whenever that set changes.
