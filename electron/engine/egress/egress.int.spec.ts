@@ -194,6 +194,32 @@ describe.each(RUNTIMES)('network egress under %s', (runtime) => {
     expect(r.out).toBe(`${BLOB_SHA}  -\n${BLOB_SHA}  -\nhello /x\n`);
   });
 
+  it.skipIf(runtime !== 'runc')(
+    "grows no socket's receive buffer past 1 MiB, however fast a program reads before it stops (the host's TCP memory holds it)",
+    async () => {
+      // Read 24 MiB of a 48 MiB answer as fast as it comes (what makes the kernel grow a buffer),
+      // then stop reading and look: the buffer the kernel gave the socket, and what its namespace allows.
+      const r = await sh(`python3 -c "
+import socket, time
+s = socket.create_connection(('127.0.0.1', 3128))
+s.sendall(b'GET http://allowed.test:${httpPort}/big HTTP/1.1\\r\\nHost: allowed.test:${httpPort}\\r\\nConnection: close\\r\\n\\r\\n')
+got = 0
+while got < 24 * 1024 * 1024:
+    chunk = s.recv(1 << 20)
+    if not chunk: break
+    got += len(chunk)
+time.sleep(1)
+print(got >= 24 * 1024 * 1024, s.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF))
+print(open('/proc/sys/net/ipv4/tcp_rmem').read().split()[2])
+"`);
+      expect(r.err).toBe('');
+      const [read, rcvbuf, max] = r.out.trim().split(/\s+/);
+      expect(read).toBe('True');
+      expect(max).toBe('1048576');
+      expect(Number(rcvbuf)).toBeLessThanOrEqual(1048576);
+    },
+  );
+
   it('carries many connections side by side, each byte-exact', async () => {
     const r = await sh(
       `for i in 1 2 3 4 5 6; do (curl -sS http://allowed.test:${httpPort}/blob | sha256sum) & ` +

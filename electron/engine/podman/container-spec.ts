@@ -117,6 +117,19 @@ export function egressProxyEnv(): Record<string, string> {
   };
 }
 
+/**
+ * An `egress` sandbox's TCP buffers under runc, in its own network namespace: the most the kernel's
+ * autotuning may grow a socket's buffers to. A program that reads a download fast and then stops
+ * leaves its receive buffer full of bytes the host carried, in the host's TCP memory; a new
+ * namespace here takes the host's maximum (32 MiB a socket on this machine), so one sandbox's 256
+ * connections could pin gigabytes. 1 MiB is far beyond what a loopback hop needs for full speed.
+ * (gVisor's sockets live in its own memory, which the sandbox's limit bounds.)
+ */
+export const EGRESS_SOCKET_SYSCTLS = {
+  'net.ipv4.tcp_rmem': '4096 131072 1048576',
+  'net.ipv4.tcp_wmem': '4096 16384 1048576',
+};
+
 export function buildSpecGenerator(spec: SandboxSpec, r: ResolvedSandbox, ctx: BuildContext): Record<string, unknown> {
   const mounts: Array<Record<string, unknown>> = [];
   if (r.workspace) {
@@ -181,5 +194,6 @@ export function buildSpecGenerator(spec: SandboxSpec, r: ResolvedSandbox, ctx: B
     },
     // `egress` is `none` to the engine: its only way out is the socket in its mounted directory.
     netns: { nsmode: r.network !== 'nat' ? 'none' : ctx.rootless ? 'slirp4netns' : 'bridge' },
+    ...(r.network === 'egress' && (r.runtime === 'runc' || r.runtime === 'crun') ? { sysctl: EGRESS_SOCKET_SYSCTLS } : {}),
   };
 }
