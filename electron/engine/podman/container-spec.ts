@@ -118,14 +118,16 @@ export function egressProxyEnv(): Record<string, string> {
 }
 
 /**
- * An `egress` sandbox's TCP buffers under runc, in its own network namespace: the most the kernel's
- * autotuning may grow a socket's buffers to. A program that reads a download fast and then stops
- * leaves its receive buffer full of bytes the host carried, in the host's TCP memory; a new
- * namespace here takes the host's maximum (32 MiB a socket on this machine), so one sandbox's 256
- * connections could pin gigabytes. 1 MiB is far beyond what a loopback hop needs for full speed.
- * (gVisor's sockets live in its own memory, which the sandbox's limit bounds.)
+ * The TCP buffers of a sandbox without its own way out (`none`, `egress`) under runc, in its own
+ * network namespace: the most the kernel's autotuning may grow a socket's buffers to. A program
+ * that reads fast and then stops leaves its receive buffer full, in the host's TCP memory (which
+ * cgroup v1 does not charge to the sandbox); a new namespace here takes the host's maximum (32 MiB
+ * a socket on this machine), so a sandbox's connections (its own over loopback, or egress ones the
+ * host carries) could pin gigabytes. 1 MiB is far beyond what a loopback hop needs for full speed.
+ * `nat` keeps the host's: a long path to the internet needs large windows. (gVisor's sockets live
+ * in its own memory, which the sandbox's limit bounds.)
  */
-export const EGRESS_SOCKET_SYSCTLS = {
+export const SOCKET_BUFFER_SYSCTLS = {
   'net.ipv4.tcp_rmem': '4096 131072 1048576',
   'net.ipv4.tcp_wmem': '4096 16384 1048576',
 };
@@ -194,6 +196,6 @@ export function buildSpecGenerator(spec: SandboxSpec, r: ResolvedSandbox, ctx: B
     },
     // `egress` is `none` to the engine: its only way out is the socket in its mounted directory.
     netns: { nsmode: r.network !== 'nat' ? 'none' : ctx.rootless ? 'slirp4netns' : 'bridge' },
-    ...(r.network === 'egress' && (r.runtime === 'runc' || r.runtime === 'crun') ? { sysctl: EGRESS_SOCKET_SYSCTLS } : {}),
+    ...(r.network !== 'nat' && (r.runtime === 'runc' || r.runtime === 'crun') ? { sysctl: SOCKET_BUFFER_SYSCTLS } : {}),
   };
 }

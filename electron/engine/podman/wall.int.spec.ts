@@ -69,6 +69,25 @@ if pid == 0: os._exit(3)
 print("fork", os.waitpid(pid, 0)[1] >> 8)
 `;
 
+// A program that reads over its own loopback as fast as it can (what makes the kernel grow a
+// socket's receive buffer), then stops: the buffer the kernel gave it, and what its namespace allows.
+const FAST_THEN_STALLED = String.raw`
+import socket, threading
+l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(1)
+def send():
+    a, _ = l.accept()
+    try:
+        for _ in range(48): a.sendall(b"x" * (1 << 20))
+    except OSError: pass
+threading.Thread(target=send, daemon=True).start()
+c = socket.create_connection(l.getsockname())
+got = 0
+while got < 24 << 20:
+    got += len(c.recv(1 << 20))
+print("rcvbuf", c.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF))
+print("max", open("/proc/sys/net/ipv4/tcp_rmem").read().split()[2])
+`;
+
 describe('the wall under runc', () => {
   it('refuses a new user namespace, so the cgroup limits cannot be rewritten (issue 10 reproduction)', async () => {
     const sb = await t.create({ memory: '256m', pids: 64, cpus: 0.5 });
@@ -104,6 +123,19 @@ unshare -U true 2>/dev/null && echo unshare-cli ok || echo unshare-cli refused`,
     expect(lines.filter((l) => l.endsWith(' ok'))).toEqual([]);
     expect(lines).toContain('fork 3'); // ordinary process creation still works
     expect(lines.length).toBe(17);
+  });
+
+  it("grows no socket's buffer past 1 MiB in the host's TCP memory, however a program reads, and cannot lift that", async () => {
+    const sb = await t.create();
+    const probe = await sh(
+      sb.id,
+      `python3 - <<'PY'\n${FAST_THEN_STALLED}\nPY
+(echo '4096 131072 33554432' > /proc/sys/net/ipv4/tcp_rmem) 2>/dev/null && echo raise ok || echo raise refused`,
+    );
+    const [rcvbuf, max, raise] = probe.out.trim().split('\n');
+    expect(max).toBe('max 1048576');
+    expect(Number(rcvbuf!.split(' ')[1])).toBeLessThanOrEqual(1048576);
+    expect(raise).toBe('raise refused');
   });
 
   it("gives the sandbox's root an unprivileged host uid", async () => {
