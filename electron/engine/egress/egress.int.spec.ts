@@ -640,13 +640,14 @@ for s in held: s.close()
     expect(blobs.length).toBeGreaterThanOrEqual(2);
     expect(closed.every((c) => c.durationMs >= 0)).toBe(true);
     expect(w.ledger.verify().ok).toBe(true); // what `warden audit verify` checks
-    // Only the connection the budget cut ended with an error (and, under runc, the stalled hand-over's,
-    // a plain request its agent left before its answer was whole, whose end may land before or after it).
+    // Only the connection the budget cut ended with an error, and under runc the plain requests their
+    // programs left before the answer was whole: the stalled hand-over's (where there is one) and the
+    // receive-buffer probe's. Their ends may land before or after the cut's.
+    const leftEarly = (handedOver ? 1 : 0) + (runtime === 'runc' ? 1 : 0);
     const errors = closed.filter((c) => c.error !== null).map((c) => c.error);
-    expect(errors).toHaveLength(handedOver ? 2 : 1);
-    expect(errors).toEqual(
-      expect.arrayContaining([expect.stringMatching(/egressBytes budget/), ...(handedOver ? ['the client went away'] : [])]),
-    );
+    expect(errors).toHaveLength(1 + leftEarly);
+    expect(errors.filter((e) => /egressBytes budget/.test(e!))).toHaveLength(1);
+    expect(errors.filter((e) => e === 'the client went away')).toHaveLength(leftEarly);
   });
 
   it('takes its socket directory with it when removed', async () => {
