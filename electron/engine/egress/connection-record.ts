@@ -2,6 +2,7 @@
 // address, decision, rule) and, if it was allowed, net.closed once it ends (bytes each way,
 // duration). Appends go through the sink's batched path, so many connections share commits.
 import { randomBytes } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import type { NetClosedPayload, NetConnectPayload } from '../../../shared/types/ledger.js';
 import type { CallConnection } from '../../../shared/types/run.js';
 import type { EgressDecision, FinalDecision } from './egress-decision.js';
@@ -111,4 +112,25 @@ export function rawResponse(status: number, body: string): string {
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
     `Connection: close\r\n\r\n${body}`
   );
+}
+
+/** How long a last answer may take to leave before its connection is closed anyway. */
+const LAST_ANSWER_MS = 5000;
+
+/**
+ * Writes a connection's last answer and closes it on Warden's side once the answer has left (or
+ * after LAST_ANSWER_MS): a half-close alone waited for the sandbox's end, which never came while
+ * bytes it had sent past a refused head sat unread, so each such connection kept a descriptor
+ * here and one of its sandbox's connection slots for good (red team, stop 23). What the sandbox
+ * sends meanwhile is read into nothing.
+ */
+export function answerAndClose(stream: Duplex, answer: string | Buffer): void {
+  if (stream.destroyed) return;
+  const timer = setTimeout(() => stream.destroy(), LAST_ANSWER_MS);
+  timer.unref();
+  stream.resume();
+  stream.end(answer, () => {
+    clearTimeout(timer);
+    stream.destroy();
+  });
 }

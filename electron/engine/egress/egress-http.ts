@@ -7,7 +7,7 @@
 // Content-Length (a chunked one is refused: its end could not be told without parsing it).
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { ConnectionRecord, rawResponse, refusal } from './connection-record.js';
+import { answerAndClose, ConnectionRecord, rawResponse, refusal } from './connection-record.js';
 import { parseTarget } from './destination.js';
 import { decideConnection } from './egress-ask.js';
 import { carry } from './egress-carry.js';
@@ -19,7 +19,7 @@ const METHOD = /^[A-Z]{1,20}$/;
 
 export async function forwardPlain(ctx: TunnelContext, req: MessageHead, client: Duplex, rest: Buffer): Promise<void> {
   const [method, target, version] = req.start;
-  const refuse = (status: number, body: string) => void client.end(rawResponse(status, body));
+  const refuse = (status: number, body: string) => answerAndClose(client, rawResponse(status, body));
   if (!METHOD.test(method) || !/^HTTP\/1\.[01]$/.test(version)) return refuse(400, 'warden egress: not an HTTP proxy request\n');
   let url: URL;
   try {

@@ -10,7 +10,7 @@
 // recorded together, one count a second (`net.throttled`), not one entry each.
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { rawResponse } from './connection-record.js';
+import { answerAndClose, rawResponse } from './connection-record.js';
 import { HANDS_OVER, markHandsOver } from './hand-over.js';
 
 /** Connections one sandbox may have open through Warden at once (the relay of a gVisor sandbox carries at most 512 itself). */
@@ -97,7 +97,7 @@ export function intakeFor(serve: (stream: Socket) => void, o: IntakeOptions = {}
   // Counted from accept until the connection ends, the wait for a first byte included: silent connections are bounded too.
   let open = 0;
   // Closed once said, whatever the sandbox does next: a refused connection must not hold a descriptor here.
-  const refuse = (stream: Socket, status: number, body: string) => stream.end(rawResponse(status, body), () => stream.destroy());
+  const refuse = (stream: Socket, status: number, body: string) => answerAndClose(stream, rawResponse(status, body));
   return (unix: Socket) => {
     unix.on('error', () => undefined);
     if (!starts.take()) {

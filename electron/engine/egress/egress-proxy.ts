@@ -6,12 +6,12 @@
 // reload applies to running sandboxes at once.
 import type { Duplex } from 'node:stream';
 import type { EgressPolicy } from '../../../shared/types/policy.js';
-import { rawResponse, type EgressMeter, type EgressRecorder } from './connection-record.js';
+import { answerAndClose, rawResponse, type EgressMeter, type EgressRecorder } from './connection-record.js';
 import type { Resolver } from './egress-decision.js';
 import type { EgressAsker } from './egress-ask.js';
 import { forwardPlain } from './egress-http.js';
 import { openTunnel, type TunnelContext } from './egress-tunnel.js';
-import { parseHead, readHead } from './http-head.js';
+import { MAX_HEAD_BYTES, parseHead, readHead } from './http-head.js';
 
 export interface EgressProxyOptions {
   /** The egress section as it is now (read for each connection). */
@@ -45,8 +45,8 @@ export class EgressProxy {
     const head = await readHead(stream);
     const request = head.ok ? parseHead(head.text) : null;
     if (!head.ok || !request) {
-      if (!stream.destroyed) stream.end(rawResponse(400, 'warden egress: not an HTTP proxy request\n'));
-      return;
+      const why = head.ok ? 'not an HTTP proxy request' : `${head.why} (a request's head may have ${MAX_HEAD_BYTES / 1024} KiB at most)`;
+      return answerAndClose(stream, rawResponse(400, `warden egress: ${why}\n`));
     }
     const meter = this.options.meter(sandboxId);
     const ctx: TunnelContext = {

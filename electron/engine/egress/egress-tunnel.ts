@@ -4,7 +4,7 @@
 // 200 is already sent by then, so a 403 could not be read by the client.
 import { connect, isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { ConnectionRecord, rawResponse, refusal, type EgressMeter, type EgressRecorder } from './connection-record.js';
+import { answerAndClose, ConnectionRecord, rawResponse, refusal, type EgressMeter, type EgressRecorder } from './connection-record.js';
 import { parseAuthority } from './destination.js';
 import { decideConnection, type ConnectionContext } from './egress-ask.js';
 import { carry } from './egress-carry.js';
@@ -25,7 +25,7 @@ export interface TunnelContext extends ConnectionContext {
 export async function openTunnel(ctx: TunnelContext, authority: string, client: Duplex, head: Buffer): Promise<void> {
   const target = parseAuthority(authority);
   if (!target) {
-    client.end(rawResponse(400, `warden egress: CONNECT needs host:port, not "${authority.slice(0, 200)}"\n`));
+    answerAndClose(client, rawResponse(400, `warden egress: CONNECT needs host:port, not "${authority.slice(0, 200)}"\n`));
     return;
   }
   const what = `CONNECT ${target.host}:${target.port}`;
@@ -34,7 +34,7 @@ export async function openTunnel(ctx: TunnelContext, authority: string, client: 
   if (decision.action === 'deny') {
     conn.decided('connect', decision);
     const { status, body } = refusal(what, decision);
-    client.end(rawResponse(status, body));
+    answerAndClose(client, rawResponse(status, body));
     return;
   }
   client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
@@ -44,7 +44,7 @@ export async function openTunnel(ctx: TunnelContext, authority: string, client: 
   if (!hello.ok || !sniOk) {
     const why = hello.ok ? `the TLS server name is ${hello.serverName ?? 'absent'}, not ${target.host}` : hello.why;
     conn.decided('connect', { action: 'deny', rule: `tls: ${why}`, address: decision.address });
-    client.end(UNRECOGNIZED_NAME_ALERT);
+    answerAndClose(client, UNRECOGNIZED_NAME_ALERT);
     return;
   }
   conn.decided('connect', decision);
