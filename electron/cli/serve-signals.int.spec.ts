@@ -76,11 +76,11 @@ beforeAll(() => {
 });
 
 /** Serve (by `argv`, with `extraEnv`) on a fresh home with a pool of two; resolves once both pooled sandboxes have started (Podman's events say so). */
-async function serveWithWarmPool(argv = SERVE, extraEnv: NodeJS.ProcessEnv = {}): Promise<Served> {
+async function serveWithWarmPool(argv = SERVE, extraEnv: NodeJS.ProcessEnv = {}, poolSize = 2): Promise<Served> {
   const home = mkdtempSync(join(tmpdir(), 'warden-signals-'));
   const id = homeId(home);
   const runId = randomBytes(4).toString('hex');
-  writeFileSync(join(home, 'pool.yaml'), `size: 2\nlabels:\n  ${TEST_LABEL_KEY}: "${runId}"\n`);
+  writeFileSync(join(home, 'pool.yaml'), `size: ${poolSize}\nlabels:\n  ${TEST_LABEL_KEY}: "${runId}"\n`);
   const events = spawn('podman', ['events', '--filter', 'event=start', '--filter', `label=${LABEL.home}=${id}`, '--format', '{{.ID}}']);
   const starts = new Set<string>();
   const bothStarted = new Promise<void>((resolve) =>
@@ -116,11 +116,12 @@ async function serveWithWarmPool(argv = SERVE, extraEnv: NodeJS.ProcessEnv = {})
   const served = { home, homeId: id, serve, exited, output: () => out, said };
   started.push(served);
   try {
-    await Promise.race([bothStarted, exited.then(() => Promise.reject(new Error(`warden serve exited before its pool filled:\n${out}`)))]);
+    const ready = poolSize > 0 ? bothStarted : said(/warden: serving/);
+    await Promise.race([ready, exited.then(() => Promise.reject(new Error(`warden serve exited before its pool filled:\n${out}`)))]);
   } finally {
     events.kill();
   }
-  expect(podmanIds(`label=${LABEL.pool}`).filter((c) => starts.has(c))).toHaveLength(2);
+  expect(podmanIds(`label=${LABEL.pool}`).filter((c) => starts.has(c))).toHaveLength(poolSize);
   return served;
 }
 
@@ -197,5 +198,31 @@ describe('warden serve stopped by a signal', () => {
       encoding: 'utf8',
     });
     expect(verify.status, verify.stdout + verify.stderr).toBe(0);
+  });
+
+  it('ends once stopped, even while an agent call it took hangs on a Podman that stopped answering', async () => {
+    const s = await serveWithWarmPool(SERVE, {}, 0);
+    const url = s.output().split('\n')[0]!;
+    const token = readFileSync(join(s.home, 'user.token'), 'utf8').trim();
+    const socket = join(s.home, 'run', 'podman.sock');
+    // Connections waiting for the stopped service to take them: its listening socket's queue.
+    const waitingAtPodman = () => Number(spawnSync('ss', ['-xlH', 'src', socket], { encoding: 'utf8' }).stdout.trim().split(/\s+/)[2] ?? 0);
+    const [service] = ownedServicePids(s.home);
+    process.kill(service!, 'SIGSTOP');
+    try {
+      const call = fetch(`${url}/v1/sandboxes/nosuch/exec`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ cmd: 'true' }),
+      }).catch(() => null);
+      // Until serve has asked Podman for it (a connection of its own, never answered).
+      while (waitingAtPodman() < 1) await new Promise((r) => setTimeout(r, 50));
+      s.serve.kill('SIGTERM');
+      expect(await s.exited, s.output()).toBe(0);
+      expect(s.output()).toMatch(/warden: stopped/);
+      await call;
+    } finally {
+      process.kill(service!, 'SIGCONT');
+    }
   });
 });

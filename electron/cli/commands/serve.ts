@@ -47,7 +47,9 @@ export function registerServe(program: Command): void {
         if (await settlesWithin(closing, bound)) {
           await closing; // a close that failed says why (runCommand)
           process.stderr.write('warden: stopped\n');
-          return;
+          // Nothing of serve's own is left; a Podman request an agent's call made, which a hung
+          // Podman never answers, would still keep the process alive (red team, stop 23).
+          process.exit(0);
         }
         // A wedged Podman (a remove that never answers) must not keep serve from ending: what it
         // could not remove is left as a kill -9 leaves it, and said so; the ledger is closed with its
