@@ -8,6 +8,7 @@ import { defaultImage } from './podman/podman-engine.js';
 import { secretsCheck } from './secrets-check.js';
 import { canHandOver, descriptorsRefusable } from './egress/hand-over.js';
 import { RUNTIME_INSTALL_HINTS } from './podman/runtimes.js';
+import { tcpMemoryHostCheck } from './podman/tcp-memory.js';
 
 export interface DoctorInput {
   home: string;
@@ -119,6 +120,7 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
       ? `not enforced here: ${disk}`
       : "enforced: each sandbox's writable layer lives on a loop-mounted ext4 file of its disk size",
   });
+  checks.push({ name: 'sandbox TCP memory', ...tcpMemoryHostCheck() });
   checks.push({
     name: 'egress descriptors',
     // Not fatal (egress works), but a runc egress sandbox can then freeze this process: said plainly.

@@ -18,6 +18,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <node_api.h>
 #include <stdbool.h>
 #include <string.h>
@@ -80,21 +82,82 @@ static napi_value pass_descriptors(napi_env env, napi_callback_info info) {
 }
 
 /*
- * fixReceiveBuffer(fd, bytes): a fixed receive buffer for a connection to a destination (the kernel
- * doubles it and stops growing it). Node has no call for it, and autotuning lets the buffer of a
- * connection whose program stops reading grow to tens of MiB of host memory.
+ * boundDestination(fd, bytes, stallMs): a connection to a destination holds at most `bytes` of host
+ * memory each way (SO_RCVBUF and SO_SNDBUF: fixed, the kernel doubles them and stops growing them),
+ * and gives up once `stallMs` pass with bytes sent and not taken (TCP_USER_TIMEOUT, zero-window
+ * probes included). Node has no call for either. Autotuning lets the buffers of a connection whose
+ * program stops reading, or whose destination stops reading, grow to tens of MiB of host memory; and
+ * once closed with bytes unsent such a socket would stay an orphan for minutes, held by no one.
+ * Returns whether all three were set.
  */
-static napi_value fix_receive_buffer(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2];
-  int32_t fd = -1, bytes = 0;
+static napi_value bound_destination(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  int32_t fd = -1, bytes = 0, stall_ms = 0;
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  if (argc < 2 || napi_get_value_int32(env, argv[0], &fd) != napi_ok || fd < 0 || napi_get_value_int32(env, argv[1], &bytes) != napi_ok) {
-    napi_throw_type_error(env, NULL, "fixReceiveBuffer needs a file descriptor and a size");
+  if (argc < 3 || napi_get_value_int32(env, argv[0], &fd) != napi_ok || fd < 0 || napi_get_value_int32(env, argv[1], &bytes) != napi_ok ||
+      napi_get_value_int32(env, argv[2], &stall_ms) != napi_ok || stall_ms < 0) {
+    napi_throw_type_error(env, NULL, "boundDestination needs a file descriptor, a size and a time in ms");
     return NULL;
   }
+  unsigned int timeout = (unsigned int)stall_ms;
+  int ok = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes) == 0;
+  ok = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes) == 0 && ok;
+  ok = setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &timeout, sizeof timeout) == 0 && ok;
   napi_value result;
-  napi_get_boolean(env, setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes) == 0, &result);
+  napi_get_boolean(env, ok, &result);
+  return result;
+}
+
+/*
+ * descriptorPair(): a SOCK_SEQPACKET socket pair (close-on-exec) for an egress dialer
+ * (resources/runner/dialer.c): one end becomes its fd 3, on which it sends each socket it connected;
+ * Warden keeps the other and reads it only with takeDescriptor, never with Node (whose reads would
+ * drop the descriptors). Node has no call for a socket pair.
+ */
+static napi_value descriptor_pair(napi_env env, napi_callback_info info) {
+  (void)info;
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+    napi_throw_error(env, NULL, strerror(errno));
+    return NULL;
+  }
+  napi_value pair, a, b;
+  napi_create_array_with_length(env, 2, &pair);
+  napi_create_int32(env, sv[0], &a);
+  napi_create_int32(env, sv[1], &b);
+  napi_set_element(env, pair, 0, a);
+  napi_set_element(env, pair, 1, b);
+  return pair;
+}
+
+/*
+ * takeDescriptor(fd): the next message on a dialer's pair, without blocking: { id, fd } (fd -1 when
+ * none came with it), or null when none waits. Any descriptor past the first is closed.
+ */
+static napi_value take_descriptor(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  int32_t fd = -1;
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  if (argc < 1 || napi_get_value_int32(env, argv[0], &fd) != napi_ok || fd < 0) {
+    napi_throw_type_error(env, NULL, "takeDescriptor needs a file descriptor");
+    return NULL;
+  }
+  char id[32];
+  int kept = -1, count = 0, cut = 0;
+  ssize_t n = recv_with_fds(fd, id, sizeof id - 1, &kept, 1, &count, &cut);
+  napi_value result, v;
+  if (n <= 0) {
+    napi_get_null(env, &result);
+    return result;
+  }
+  id[n] = '\0';
+  napi_create_object(env, &result);
+  napi_create_string_utf8(env, id, (size_t)n, &v);
+  napi_set_named_property(env, result, "id", v);
+  napi_create_int32(env, count ? kept : -1, &v);
+  napi_set_named_property(env, result, "fd", v);
   return result;
 }
 
@@ -104,8 +167,12 @@ static napi_value init(napi_env env, napi_value exports) {
   napi_set_named_property(env, exports, "sendMarker", fn);
   napi_create_function(env, "passDescriptors", NAPI_AUTO_LENGTH, pass_descriptors, NULL, &fn);
   napi_set_named_property(env, exports, "passDescriptors", fn);
-  napi_create_function(env, "fixReceiveBuffer", NAPI_AUTO_LENGTH, fix_receive_buffer, NULL, &fn);
-  napi_set_named_property(env, exports, "fixReceiveBuffer", fn);
+  napi_create_function(env, "descriptorPair", NAPI_AUTO_LENGTH, descriptor_pair, NULL, &fn);
+  napi_set_named_property(env, exports, "descriptorPair", fn);
+  napi_create_function(env, "takeDescriptor", NAPI_AUTO_LENGTH, take_descriptor, NULL, &fn);
+  napi_set_named_property(env, exports, "takeDescriptor", fn);
+  napi_create_function(env, "boundDestination", NAPI_AUTO_LENGTH, bound_destination, NULL, &fn);
+  napi_set_named_property(env, exports, "boundDestination", fn);
   return exports;
 }
 

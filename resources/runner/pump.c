@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -41,12 +42,8 @@
 
 #define REPORT (1024 * 1024)
 #define PIPE_SIZE (1024 * 1024)
-/*
- * The socket buffers of a carried connection, each way (the kernel doubles it): fixed, not grown by
- * the kernel's autotuning, which lets one toward a program that stops reading reach tens of MiB of
- * host memory, and 256 connections of one sandbox the host's TCP memory limit (found by attacking it).
- */
-#define SOCKET_BUFFER (1024 * 1024)
+/* The sandbox's side gets a deep send buffer of this size (fewer, larger moves on both sides). */
+#define SOCKET_BUFFER EGRESS_SOCKET_BUFFER
 /* What one read of the relay's connection takes while the program's socket is awaited. */
 #define AWAIT_CHUNK (64 * 1024)
 
@@ -233,8 +230,12 @@ int pump_main(void) {
   }
   fcntl(3, F_SETFL, fcntl(3, F_GETFL) | O_NONBLOCK);
   fcntl(4, F_SETFL, fcntl(4, F_GETFL) | O_NONBLOCK);
-  int rcv = SOCKET_BUFFER;
-  setsockopt(4, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof rcv);
+  /* The destination's socket, bounded as Warden bounds it (hand-over.ts), where Warden's addon could not. */
+  int size = EGRESS_SOCKET_BUFFER;
+  unsigned int stall = EGRESS_STALL_MS;
+  setsockopt(4, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+  setsockopt(4, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+  setsockopt(4, IPPROTO_TCP, TCP_USER_TIMEOUT, &stall, sizeof stall);
   int awaiting = hand_over; /* the program's socket is yet to come from the relay */
   int deep = 0;             /* the sandbox's side has its deep send buffer */
   for (;;) {

@@ -70,6 +70,8 @@
  * that socket (one byte 'F' carrying it, SCM_RIGHTS); it forks a daemon that outlives its exec.
  * EGRESS-PUMP (`warden-runner egress-pump OUT_LIMIT`, pump.c) runs on the host, not in a sandbox:
  * the proxy hands it a decided connection's two sockets (fds 3 and 4) to splice; it reports bytes.
+ * EGRESS-DIALER (`warden-runner egress-dialer TIMEOUT_MS`, dialer.c) runs on the host too, in an
+ * egress sandbox's memory cgroup: it makes the proxy's connections to that sandbox's destinations.
  */
 #ifndef WARDEN_RUNNER_H
 #define WARDEN_RUNNER_H
@@ -175,6 +177,18 @@ int exec_count(void);
 int relay_main(const char *port, const char *socket_path, int hand_over);
 /* pump.c: the egress-pump mode (run on the host by Warden's egress proxy). */
 int pump_main(void);
+/* dialer.c: the egress-dialer mode (on the host, one per egress sandbox, in its memory cgroup). */
+int dialer_main(const char *timeout_ms);
+
+/*
+ * A destination connection's socket buffers each way (the kernel doubles them): fixed, not grown by
+ * autotuning, which lets one whose program stops reading reach tens of MiB of host memory. And bytes
+ * toward a destination it has not taken for EGRESS_STALL_MS end the connection (TCP_USER_TIMEOUT):
+ * closed with bytes unsent, a socket would otherwise stay an orphan for minutes. Warden's addon sets
+ * the same (electron/engine/egress/hand-over.ts: DESTINATION_BUFFER, DESTINATION_STALL_MS).
+ */
+#define EGRESS_SOCKET_BUFFER (1024 * 1024)
+#define EGRESS_STALL_MS 60000
 
 /* files.c */
 void file_start(uint8_t op, uint32_t id, struct cursor *c);

@@ -11,7 +11,7 @@ import { answerAndClose, ConnectionRecord, rawResponse, refusal } from './connec
 import { parseTarget } from './destination.js';
 import { decideConnection } from './egress-ask.js';
 import { carry } from './egress-carry.js';
-import { fixReceiveBuffer } from './hand-over.js';
+import { boundDestination } from './hand-over.js';
 import { CONNECT_WAIT_MS, type TunnelContext } from './egress-tunnel.js';
 import { forwardHead, header, parseHead, readHead, type MessageHead } from './http-head.js';
 
@@ -81,7 +81,7 @@ export async function forwardPlain(ctx: TunnelContext, req: MessageHead, client:
   upstream.once('close', onUpstreamClose);
   client.once('close', onClientClose);
   upstream.once('connect', () => {
-    fixReceiveBuffer(upstream);
+    boundDestination(upstream);
     upstream.setTimeout(0);
     upstream.write(forwardHead(`${method} ${url.pathname}${url.search} HTTP/1.1`, headers));
     if (rest.length) up(rest);

@@ -8,7 +8,7 @@ import { answerAndClose, ConnectionRecord, rawResponse, refusal, type EgressMete
 import { parseAuthority } from './destination.js';
 import { decideConnection, type ConnectionContext } from './egress-ask.js';
 import { carry } from './egress-carry.js';
-import { fixReceiveBuffer } from './hand-over.js';
+import { boundDestination } from './hand-over.js';
 import { MAX_CLIENT_HELLO_BYTES, parseClientHello, UNRECOGNIZED_NAME_ALERT } from './tls-sni.js';
 
 /** How long a tunnel may wait for its ClientHello, and for the destination to answer its connect. */
@@ -63,7 +63,7 @@ export async function openTunnel(ctx: TunnelContext, authority: string, client: 
   client.once('close', clientGone);
   if (client.destroyed) upstream.destroy();
   upstream.once('connect', () => {
-    fixReceiveBuffer(upstream);
+    boundDestination(upstream);
     upstream.off('error', early).off('close', early);
     client.off('close', clientGone);
     upstream.setTimeout(0);

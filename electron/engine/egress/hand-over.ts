@@ -19,11 +19,13 @@ import { fileURLToPath } from 'node:url';
 interface Addon {
   sendMarker(fd: number): string;
   passDescriptors(fd: number, allow: boolean): boolean;
-  fixReceiveBuffer(fd: number, bytes: number): boolean;
+  boundDestination(fd: number, bytes: number, stallMs: number): boolean;
 }
 
-/** A destination connection's receive buffer, fixed (the pump's SOCKET_BUFFER too: resources/runner/pump.c). */
-export const DESTINATION_RECEIVE_BUFFER = 1024 * 1024;
+/** A destination connection's buffers each way, fixed (the pump's SOCKET_BUFFER too: resources/runner/pump.c). */
+export const DESTINATION_BUFFER = 1024 * 1024;
+/** How long a destination connection may hold bytes it cannot deliver before the kernel drops it (the pump's STALL_MS too). */
+export const DESTINATION_STALL_MS = 60_000;
 
 /** The first byte a relay started with --hand-over sends on each connection (never an HTTP request's first). */
 export const HANDS_OVER = 0x01;
@@ -123,11 +125,13 @@ export async function askHandOver(stream: Socket | Duplex): Promise<boolean> {
 }
 
 /**
- * Fixes a destination connection's receive buffer once it is connected: autotuning would let the
- * buffer of a connection whose program stops reading grow to tens of MiB of host memory (found by
- * attacking it: 37 stalled connections of one sandbox took the host's TCP memory to its pressure level).
+ * Bounds a destination connection once it is connected: fixed buffers each way (autotuning would let
+ * those of a connection whose program, or destination, stops reading grow to tens of MiB of host
+ * memory: 37 stalled connections of one sandbox took the host's TCP memory to its pressure level),
+ * and bytes it cannot deliver for DESTINATION_STALL_MS end it, so closed with bytes unsent it does
+ * not linger for minutes as an orphan of no one's.
  */
-export function fixReceiveBuffer(upstream: Socket): void {
+export function boundDestination(upstream: Socket): void {
   const fd = fdOf(upstream);
-  if (typeof fd === 'number') loadAddon()?.fixReceiveBuffer(fd, DESTINATION_RECEIVE_BUFFER);
+  if (typeof fd === 'number') loadAddon()?.boundDestination(fd, DESTINATION_BUFFER, DESTINATION_STALL_MS);
 }

@@ -11,6 +11,8 @@ import { connect, createServer, type AddressInfo, type Server, type Socket } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DESTINATION_BUFFER, DESTINATION_STALL_MS } from './hand-over.js';
+import { userTimeoutOf } from '../../test-support/user-timeout.js';
 
 const RUNNER = join(process.cwd(), 'out', 'runner', 'warden-runner');
 
@@ -135,6 +137,7 @@ async function pumpWith(mode: string) {
   const toDestination = connect(portOf(destination), '127.0.0.1');
   await new Promise((res) => toDestination.once('connect', res));
   const atDestination = await next(destinationEnds, d);
+  const destinationPort = toDestination.localPort!;
   const pump = spawn(RUNNER, ['egress-pump'], { stdio: ['pipe', 'pipe', 'ignore', relaySide, toDestination] });
   relaySide.destroy();
   toDestination.destroy();
@@ -142,20 +145,26 @@ async function pumpWith(mode: string) {
   let lines = '';
   pump.stdout!.on('data', (c: Buffer) => (lines += c.toString()));
   const ended = new Promise<string>((res) => pump.once('close', () => res(lines)));
-  return { atDestination, ended, relayDone, relayOut: () => relayOut };
+  return { atDestination, ended, relayDone, relayOut: () => relayOut, pump, destinationPort };
 }
 
 describe.runIf(existsSync(RUNNER))('the egress pump takes a handed-over connection', () => {
   it("carries the relay's bytes, then the program's own socket both ways", async () => {
     const p = Promise.resolve(programEnds.length);
-    const { atDestination, ended, relayDone } = await pumpWith('tcp');
+    const { atDestination, ended, relayDone, pump, destinationPort } = await pumpWith('tcp');
     expect(await relayDone).toBe(0);
     const programSide = await next(programEnds, await p);
     const heard = readAll(atDestination);
     programSide.end('world');
     const back = readAll(programSide);
-    atDestination.end('answer');
     expect(await heard).toBe('hello world');
+    // The destination's socket is bounded by the pump itself (where Warden's addon is missing): fixed
+    // buffers each way, as the kernel counts them, and the stall time, read on a copy of its fd 4.
+    const ss = execFileSync('ss', ['-tmnH', 'src', `127.0.0.1:${destinationPort}`]).toString();
+    expect(ss).toContain(`rb${2 * DESTINATION_BUFFER},`);
+    expect(ss).toContain(`tb${2 * DESTINATION_BUFFER},`);
+    expect(userTimeoutOf(pump.pid!, 4)).toBe(DESTINATION_STALL_MS);
+    atDestination.end('answer');
     expect(await back).toBe('answer');
     expect(await ended).toMatch(/^(out|in) \d+\n(out|in) \d+\nend \n$/);
   });

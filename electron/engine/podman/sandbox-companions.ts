@@ -5,6 +5,18 @@
 import type { PodmanConnection } from './connection.js';
 import { runnersOf } from '../runner/runner-registry.js';
 import { egressOf } from '../egress/egress-registry.js';
+import { LABEL } from './labels.js';
+import type { LibpodInspect } from './sandbox-info.js';
+import { boundTcpMemory } from './tcp-memory.js';
+
+/**
+ * What a sandbox Warden just started (or restarted: a new cgroup) gets before the agent's first call:
+ * its TCP memory bound (tcp-memory.ts), then, where it has Warden's runner mounted, its companions.
+ */
+export async function settleStarted(conn: PodmanConnection, started: LibpodInspect, withRunner: boolean): Promise<void> {
+  boundTcpMemory(started.State.Pid);
+  if (withRunner) await startCompanions(conn, started.Id, started.Config.Labels?.[LABEL.network] === 'egress');
+}
 
 /** Starts them in a started sandbox: the runner in the background (a first call waits for it); the egress socket and relay before this returns, since a program may connect as soon as it runs. */
 export async function startCompanions(conn: PodmanConnection, containerId: string, egress: boolean): Promise<void> {

@@ -15,7 +15,7 @@ import { removeContainer } from './container-removal.js';
 import { createRefusal, runtimeSwapped } from './create-refusals.js';
 import type { OwnerRecords } from '../pool/owner-records.js';
 import type { DeadlineRecords } from './deadline-records.js';
-import { letCompanionsGo, startCompanions } from './sandbox-companions.js';
+import { letCompanionsGo, settleStarted } from './sandbox-companions.js';
 import { hasRunnerMount, layerDirOf, workspaceLease } from './raw-inspect.js';
 import { egressDirOf, makeEgressDir, removeEgressDir } from '../egress/egress-dir.js';
 import { DEFAULT_LIST_BOUNDS, SandboxLister, sandboxLate, type ListBounds } from './sandbox-list.js';
@@ -68,14 +68,12 @@ export class Sandboxes {
   }
 
   imageExists(image: string): Promise<boolean> {
+    const absent = (err: unknown) => ((err as { statusCode?: number }).statusCode === 404 ? false : Promise.reject(err as Error));
     return this.conn.call(`image ${image}`, (docker) =>
       docker
         .getImage(image)
         .inspect()
-        .then(
-          () => true,
-          (err: unknown) => ((err as { statusCode?: number }).statusCode === 404 ? false : Promise.reject(err as Error)),
-        ),
+        .then(() => true, absent),
     );
   }
 
@@ -123,11 +121,12 @@ export class Sandboxes {
       if (opts.start !== false) {
         await this.conn.libpod('POST', `/containers/${created.Id}/start`, undefined, `sandbox ${name}`, [204, 304]);
       }
-      const info = await this.inspectId(created.Id);
+      const raw = await this.rawInspect(created.Id);
+      const info = this.fromRaw(raw);
       // libpod falls back to its default runtime for a name it does not know: refuse that.
       // (Checked after start to save a round trip; nothing but the keep-alive has run by then.)
       if (info.runtime !== runtime) throw runtimeSwapped(runtime, info.runtime);
-      if (opts.start !== false && this.options.runnerBinary) await startCompanions(this.conn, created.Id, resolved.network === 'egress');
+      if (opts.start !== false) await settleStarted(this.conn, raw, Boolean(this.options.runnerBinary));
       if (opts.poolKey === undefined) this.lister.remember(info);
       return info;
     } catch (err) {
@@ -253,8 +252,9 @@ export class Sandboxes {
       if (disk) await this.options.disks.ensureMounted(disk);
     }
     await this.conn.libpod('POST', `/containers/${raw.Id}/${action}`, undefined, `sandbox ${name}`, okCodes);
-    if (runner.after && hasRunnerMount(raw)) await startCompanions(this.conn, raw.Id, raw.Config.Labels?.[LABEL.network] === 'egress');
-    return this.inspectId(raw.Id);
+    const after = await this.rawInspect(raw.Id);
+    if (runner.after) await settleStarted(this.conn, after, hasRunnerMount(raw));
+    return this.fromRaw(after);
   }
 
   start(ref: string): Promise<SandboxInfo> {

@@ -6,6 +6,7 @@ import { chownSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { useTestEngine } from '../../test-support/podman-fixture.js';
+import { SANDBOX_TCP_MEMORY_BYTES } from './tcp-memory.js';
 
 const t = useTestEngine();
 const sh = (id: string, cmd: string) => t.sh(id, cmd);
@@ -15,19 +16,22 @@ async function hostPid(id: string): Promise<number> {
   return raw.State.Pid;
 }
 
+/** One of the sandbox's cgroup v1 files, as the host sees it (through its init process). */
+async function hostCgroupFile(id: string, controller: string, file: string): Promise<string> {
+  const path = readFileSync(`/proc/${await hostPid(id)}/cgroup`, 'utf8')
+    .split('\n')
+    .find((l) => l.split(':')[1]?.split(',').includes(controller))
+    ?.split(':')[2];
+  return readFileSync(`/sys/fs/cgroup/${controller}${path}/${file}`, 'utf8').trim();
+}
+
 /** The host's view of the sandbox's limits, from the cgroup v1 files of its init process. */
 async function hostLimits(id: string): Promise<Record<string, string>> {
-  const cgroups = readFileSync(`/proc/${await hostPid(id)}/cgroup`, 'utf8');
-  const path = (controller: string) =>
-    cgroups
-      .split('\n')
-      .find((l) => l.split(':')[1]?.split(',').includes(controller))
-      ?.split(':')[2];
-  const read = (controller: string, file: string) => readFileSync(`/sys/fs/cgroup/${controller}${path(controller)}/${file}`, 'utf8').trim();
+  const read = (controller: string, file: string) => hostCgroupFile(id, controller, file);
   return {
-    memory: read('memory', 'memory.limit_in_bytes'),
-    pids: read('pids', 'pids.max'),
-    cpu: read('cpu', 'cpu.cfs_quota_us'),
+    memory: await read('memory', 'memory.limit_in_bytes'),
+    pids: await read('pids', 'pids.max'),
+    cpu: await read('cpu', 'cpu.cfs_quota_us'),
   };
 }
 
@@ -88,6 +92,26 @@ print("rcvbuf", c.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF))
 print("max", open("/proc/sys/net/ipv4/tcp_rmem").read().split()[2])
 `;
 
+// Many connections over the sandbox's own loopback, each asking for the largest buffers it may
+// (SO_RCVBUF/SO_SNDBUF), filled and never read: every byte a send() took sits in host kernel memory.
+const MANY_STALLED = String.raw`
+import socket, sys
+l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(512)
+queued, pairs = 0, []
+for _ in range(int(sys.argv[1])):
+    c = socket.socket()
+    c.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
+    c.connect(l.getsockname())
+    a, _ = l.accept()
+    a.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+    c.setblocking(False)
+    try:
+        while True: queued += c.send(b"x" * (1 << 16))
+    except BlockingIOError: pass
+    pairs.append((c, a))
+print("queued", queued, flush=True)
+`;
+
 describe('the wall under runc', () => {
   it('refuses a new user namespace, so the cgroup limits cannot be rewritten (issue 10 reproduction)', async () => {
     const sb = await t.create({ memory: '256m', pids: 64, cpus: 0.5 });
@@ -136,6 +160,20 @@ unshare -U true 2>/dev/null && echo unshare-cli ok || echo unshare-cli refused`,
     expect(max).toBe('max 1048576');
     expect(Number(rcvbuf!.split(' ')[1])).toBeLessThanOrEqual(1048576);
     expect(raise).toBe('raise refused');
+  });
+
+  it("holds a sandbox's socket buffers to its TCP memory bound however many connections it fills, after a restart too", async () => {
+    const sb = await t.create();
+    await t.engine.sandboxes.restart(sb.id); // a new cgroup: the bound must be written again
+    expect(Number(await hostCgroupFile(sb.id, 'memory', 'memory.kmem.tcp.limit_in_bytes'))).toBe(SANDBOX_TCP_MEMORY_BYTES);
+    // 150 pairs would hold ~600 MiB unbounded (4 MiB asked per socket, doubled by the kernel, past
+    // the 1 MiB autotuning cap). Bounded: 32 MiB, plus the few KiB a socket at the bound still takes.
+    const probe = await sh(sb.id, `python3 - 150 <<'PY'\n${MANY_STALLED}\nPY`);
+    const queued = Number(/^queued (\d+)$/m.exec(probe.out)?.[1]);
+    expect(queued).toBeGreaterThan(0);
+    expect(queued).toBeLessThan(SANDBOX_TCP_MEMORY_BYTES + 300 * 128 * 1024);
+    const peak = Number(await hostCgroupFile(sb.id, 'memory', 'memory.kmem.tcp.max_usage_in_bytes'));
+    expect(peak).toBeLessThan(SANDBOX_TCP_MEMORY_BYTES + 300 * 128 * 1024);
   });
 
   it("gives the sandbox's root an unprivileged host uid", async () => {
