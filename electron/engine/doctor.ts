@@ -6,7 +6,7 @@ import type { ErrorInfo } from '../../shared/errors.js';
 import type { PodmanEngine } from './podman/podman-engine.js';
 import { defaultImage } from './podman/podman-engine.js';
 import { secretsCheck } from './secrets-check.js';
-import { canHandOver, descriptorsRefusable } from './egress/hand-over.js';
+import { canHandOver, descriptorsRefusable, loadAddon } from './egress/hand-over.js';
 import { RUNTIME_INSTALL_HINTS } from './podman/runtimes.js';
 import { tcpMemoryHostCheck } from './podman/tcp-memory.js';
 
@@ -120,7 +120,13 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
       ? `not enforced here: ${disk}`
       : "enforced: each sandbox's writable layer lives on a loop-mounted ext4 file of its disk size",
   });
-  checks.push({ name: 'sandbox TCP memory', ...tcpMemoryHostCheck() });
+  const tcp = tcpMemoryHostCheck();
+  checks.push({
+    name: 'sandbox TCP memory',
+    ok: tcp.ok,
+    // Warden's side of an egress sandbox's connections counts in it only where its dialer can run (sandbox-dialer.ts).
+    detail: `${tcp.detail}; ${tcp.ok && loadAddon() ? "egress connections are made in the sandbox's memory cgroup" : "egress connections are made by Warden's process, outside it"}`,
+  });
   checks.push({
     name: 'egress descriptors',
     // Not fatal (egress works), but a runc egress sandbox can then freeze this process: said plainly.

@@ -1,5 +1,5 @@
 /*
- * `warden-runner egress-dialer TIMEOUT_MS`, run on the HOST by Warden's egress proxy (never inside a
+ * `warden-runner egress-dialer TIMEOUT_MS SANDBOX_PID`, run on the HOST by Warden's egress proxy (never inside a
  * sandbox): one per `egress` sandbox, which Warden puts in that sandbox's memory cgroup before its
  * first request. Why it exists: the kernel charges a socket's buffers to the memory cgroup of the
  * process that made it, so the connections made here to a sandbox's destinations count in that
@@ -12,7 +12,8 @@
  * gets one answer on stdout: "ID ok" once the connected socket has been sent on fd 3 (a SOCK_SEQPACKET
  * socket: one message, the ID, with the descriptor attached), or "ID error CODE TEXT" (CODE an errno
  * name: ECONNREFUSED, ETIMEDOUT past TIMEOUT_MS, EINVAL for a request it cannot read). It ends when
- * stdin closes or Warden goes.
+ * stdin closes, when Warden goes, or when the sandbox's first process (SANDBOX_PID) ends: a process
+ * left in its cgroup would keep the runtime from removing it.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -152,26 +153,30 @@ static void settle(int i, int err) {
   pend[i] = pend[--npend];
 }
 
-int dialer_main(const char *timeout) {
+int dialer_main(const char *timeout, const char *sandbox_pid) {
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   /* Only its stdio and fd 3: nothing else its launcher left open. */
   syscall(SYS_close_range, 4U, ~0U, 0U);
   timeout_ms = atoll(timeout);
-  if (timeout_ms <= 0) return 2;
+  int sandbox = (int)syscall(SYS_pidfd_open, atoi(sandbox_pid), 0);
+  if (timeout_ms <= 0 || sandbox < 0) return 2;
   fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
   char buf[LINE_MAX_BYTES * 8];
   size_t have = 0;
-  static struct pollfd fds[MAX_PENDING + 1];
+  static struct pollfd fds[MAX_PENDING + 2];
   for (;;) {
     long long now = now_ms(), wait = -1;
     fds[0] = (struct pollfd){.fd = 0, .events = POLLIN};
+    fds[MAX_PENDING + 1] = (struct pollfd){.fd = sandbox, .events = POLLIN};
     for (int i = 0; i < npend; i++) {
       fds[i + 1] = (struct pollfd){.fd = pend[i].fd, .events = POLLOUT};
       long long left = pend[i].deadline - now;
       if (wait < 0 || left < wait) wait = left < 0 ? 0 : left;
     }
     int n = npend;
-    if (poll(fds, (nfds_t)n + 1, (int)wait) < 0 && errno != EINTR) return 1;
+    fds[n + 1] = fds[MAX_PENDING + 1];
+    if (poll(fds, (nfds_t)n + 2, (int)wait) < 0 && errno != EINTR) return 1;
+    if (fds[n + 1].revents) return 0; /* the sandbox stopped */
     /* Back to front: settle() moves the last one into the place it frees. */
     now = now_ms();
     for (int i = n - 1; i >= 0; i--) {

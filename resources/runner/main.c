@@ -83,7 +83,7 @@ int main(int argc, char **argv) {
   if ((argc == 4 || (argc == 5 && strcmp(argv[4], "--hand-over") == 0)) && strcmp(argv[1], "egress-relay") == 0)
     return relay_main(argv[2], argv[3], argc == 5);
   if (argc == 2 && strcmp(argv[1], "egress-pump") == 0) return pump_main(); /* on the host, for the proxy */
-  if (argc == 3 && strcmp(argv[1], "egress-dialer") == 0) return dialer_main(argv[2]); /* on the host, too */
+  if (argc == 4 && strcmp(argv[1], "egress-dialer") == 0) return dialer_main(argv[2], argv[3]); /* on the host, too */
   if (pipe2(sigpipe_fds, O_CLOEXEC | O_NONBLOCK) < 0) return 1;
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);

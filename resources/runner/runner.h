@@ -70,7 +70,7 @@
  * that socket (one byte 'F' carrying it, SCM_RIGHTS); it forks a daemon that outlives its exec.
  * EGRESS-PUMP (`warden-runner egress-pump OUT_LIMIT`, pump.c) runs on the host, not in a sandbox:
  * the proxy hands it a decided connection's two sockets (fds 3 and 4) to splice; it reports bytes.
- * EGRESS-DIALER (`warden-runner egress-dialer TIMEOUT_MS`, dialer.c) runs on the host too, in an
+ * EGRESS-DIALER (`warden-runner egress-dialer TIMEOUT_MS SANDBOX_PID`, dialer.c) runs on the host too, in an
  * egress sandbox's memory cgroup: it makes the proxy's connections to that sandbox's destinations.
  */
 #ifndef WARDEN_RUNNER_H
@@ -178,7 +178,7 @@ int relay_main(const char *port, const char *socket_path, int hand_over);
 /* pump.c: the egress-pump mode (run on the host by Warden's egress proxy). */
 int pump_main(void);
 /* dialer.c: the egress-dialer mode (on the host, one per egress sandbox, in its memory cgroup). */
-int dialer_main(const char *timeout_ms);
+int dialer_main(const char *timeout_ms, const char *sandbox_pid);
 
 /*
  * A destination connection's socket buffers each way (the kernel doubles them): fixed, not grown by

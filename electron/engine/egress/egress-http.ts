@@ -5,14 +5,14 @@
 // download costs a copy, not a parse. One request per connection from the sandbox, so every request
 // is one decision and one pair of ledger entries; a request body goes on only up to its
 // Content-Length (a chunked one is refused: its end could not be told without parsing it).
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { answerAndClose, ConnectionRecord, rawResponse, refusal } from './connection-record.js';
 import { parseTarget } from './destination.js';
 import { decideConnection } from './egress-ask.js';
 import { carry } from './egress-carry.js';
 import { boundDestination } from './hand-over.js';
-import { CONNECT_WAIT_MS, type TunnelContext } from './egress-tunnel.js';
+import type { TunnelContext } from './egress-tunnel.js';
 import { forwardHead, header, parseHead, readHead, type MessageHead } from './http-head.js';
 
 const METHOD = /^[A-Z]{1,20}$/;
@@ -48,10 +48,21 @@ export async function forwardPlain(ctx: TunnelContext, req: MessageHead, client:
     return refuse(status, body);
   }
   const headers: MessageHead = { ...req, headers: host === undefined ? [['host', url.host], ...req.headers] : req.headers };
-  const upstream: Socket = connect({ host: decision.address!, port: dest.port });
-  upstream.setTimeout(CONNECT_WAIT_MS, () =>
-    upstream.destroy(new Error(`no answer from ${decision.address} in ${CONNECT_WAIT_MS / 1000} s`)),
-  );
+  // Until the destination answers the connect: the client going ends it (a socket that comes later is closed).
+  const clientGone = () => conn.close('the client went away');
+  client.once('close', clientGone);
+  let upstream: Socket;
+  try {
+    upstream = await ctx.dial(decision.address!, dest.port);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    client.off('close', clientGone);
+    const why = `${err.code ?? 'error'}: ${err.message}`;
+    if (!client.destroyed) refuse(502, `warden egress: ${what} failed: ${why}\n`);
+    return conn.close(why);
+  }
+  client.off('close', clientGone);
+  if (client.destroyed) return void upstream.destroy();
   // Until the answer's head: the body goes up by hand, and either side going ends both.
   let left = Number(length);
   const up = (chunk: Buffer) => {
@@ -80,15 +91,11 @@ export async function forwardPlain(ctx: TunnelContext, req: MessageHead, client:
   upstream.once('error', onUpstreamError);
   upstream.once('close', onUpstreamClose);
   client.once('close', onClientClose);
-  upstream.once('connect', () => {
-    boundDestination(upstream);
-    upstream.setTimeout(0);
-    upstream.write(forwardHead(`${method} ${url.pathname}${url.search} HTTP/1.1`, headers));
-    if (rest.length) up(rest);
-    client.on('data', up);
-    client.resume();
-    void answer();
-  });
+  boundDestination(upstream);
+  upstream.write(forwardHead(`${method} ${url.pathname}${url.search} HTTP/1.1`, headers));
+  if (rest.length) up(rest);
+  client.on('data', up);
+  client.resume();
   const answer = async () => {
     const head = await readHead(upstream);
     const parsed = head.ok ? parseHead(head.text) : null;
@@ -131,4 +138,5 @@ export async function forwardPlain(ctx: TunnelContext, req: MessageHead, client:
     });
     upstream.resume();
   };
+  void answer();
 }

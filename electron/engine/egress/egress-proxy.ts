@@ -12,6 +12,7 @@ import type { EgressAsker } from './egress-ask.js';
 import { forwardPlain } from './egress-http.js';
 import { openTunnel, type TunnelContext } from './egress-tunnel.js';
 import { MAX_HEAD_BYTES, parseHead, readHead } from './http-head.js';
+import { dialHere, type Dial } from './sandbox-dialer.js';
 
 export interface EgressProxyOptions {
   /** The egress section as it is now (read for each connection). */
@@ -24,6 +25,8 @@ export interface EgressProxyOptions {
   resolve?: Resolver;
   /** Host path of the runner binary, whose egress-pump carries large transfers (egress-carry.ts); null or absent: Node carries all. */
   pump?: string | null;
+  /** How this sandbox's connections to destinations are made (its dialer: sandbox-dialer.ts); absent: from this process. */
+  dial?: (sandboxId: string) => Dial;
 }
 
 export class EgressProxy {
@@ -58,6 +61,7 @@ export class EgressProxy {
       meter,
       // A bounded run's bytes stay where each chunk is counted before it passes: the pump's deep buffers would carry past the budget.
       pump: meter?.bounded ? null : (this.options.pump ?? null),
+      dial: this.options.dial?.(sandboxId) ?? dialHere,
     };
     if (request.start[0] === 'CONNECT') await openTunnel(ctx, request.start[1], stream, head.rest);
     else await forwardPlain(ctx, request, stream, head.rest);

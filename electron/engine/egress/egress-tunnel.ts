@@ -2,24 +2,26 @@
 // bytes are held until its TLS ClientHello is whole, and the tunnel opens only if the server name
 // it asks for is that host (a literal IP may send none). Anything else ends with a TLS alert: the
 // 200 is already sent by then, so a 403 could not be read by the client.
-import { connect, isIP, type Socket } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { answerAndClose, ConnectionRecord, rawResponse, refusal, type EgressMeter, type EgressRecorder } from './connection-record.js';
 import { parseAuthority } from './destination.js';
 import { decideConnection, type ConnectionContext } from './egress-ask.js';
 import { carry } from './egress-carry.js';
 import { boundDestination } from './hand-over.js';
+import type { Dial } from './sandbox-dialer.js';
 import { MAX_CLIENT_HELLO_BYTES, parseClientHello, UNRECOGNIZED_NAME_ALERT } from './tls-sni.js';
 
-/** How long a tunnel may wait for its ClientHello, and for the destination to answer its connect. */
+/** How long a tunnel may wait for its ClientHello (its connect: sandbox-dialer.ts). */
 const HELLO_WAIT_MS = 15_000;
-export const CONNECT_WAIT_MS = 30_000;
 
 export interface TunnelContext extends ConnectionContext {
   record: EgressRecorder;
   meter: EgressMeter | null;
   /** Host path of the runner binary, which carries large transfers (egress-carry.ts); null: Node carries all. */
   pump: string | null;
+  /** Connects to the destination, with the sandbox's dialer where it has one (sandbox-dialer.ts). */
+  dial: Dial;
 }
 
 export async function openTunnel(ctx: TunnelContext, authority: string, client: Duplex, head: Buffer): Promise<void> {
@@ -48,43 +50,38 @@ export async function openTunnel(ctx: TunnelContext, authority: string, client: 
     return;
   }
   conn.decided('connect', decision);
-  const upstream: Socket = connect({ host: decision.address!, port: target.port });
-  upstream.setTimeout(CONNECT_WAIT_MS, () =>
-    upstream.destroy(new Error(`no answer from ${decision.address} in ${CONNECT_WAIT_MS / 1000} s`)),
-  );
-  // Until the destination answers: either side going ends both.
-  const early = (err?: NodeJS.ErrnoException) => {
-    client.destroy();
-    conn.close(err ? `${err.code ?? 'error'}: ${err.message}` : 'the destination closed');
-  };
-  const clientGone = () => upstream.destroy();
-  upstream.once('error', early);
-  upstream.once('close', early);
+  // Until the destination answers: the client going ends it (a socket that comes later is closed).
+  const clientGone = () => conn.close('the client went away');
   client.once('close', clientGone);
-  if (client.destroyed) upstream.destroy();
-  upstream.once('connect', () => {
-    boundDestination(upstream);
-    upstream.off('error', early).off('close', early);
+  let upstream: Socket;
+  try {
+    upstream = await ctx.dial(decision.address!, target.port);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
     client.off('close', clientGone);
-    upstream.setTimeout(0);
-    upstream.write(hello.bytes);
-    if (!conn.count('out', hello.bytes.length)) {
-      upstream.destroy();
-      client.destroy();
-      return conn.close(conn.overBudget);
-    }
-    carry({
-      client,
-      upstream,
-      outLimit: null,
-      count: (way, bytes) => conn.count(way, bytes),
-      cutWhy: () => conn.overBudget,
-      clientGone: () => null,
-      pump: ctx.pump,
-      done: (error) => conn.close(error),
-    });
-    client.resume();
+    client.destroy();
+    return conn.close(`${err.code ?? 'error'}: ${err.message}`);
+  }
+  client.off('close', clientGone);
+  if (client.destroyed) return void upstream.destroy();
+  boundDestination(upstream);
+  upstream.write(hello.bytes);
+  if (!conn.count('out', hello.bytes.length)) {
+    upstream.destroy();
+    client.destroy();
+    return conn.close(conn.overBudget);
+  }
+  carry({
+    client,
+    upstream,
+    outLimit: null,
+    count: (way, bytes) => conn.count(way, bytes),
+    cutWhy: () => conn.overBudget,
+    clientGone: () => null,
+    pump: ctx.pump,
+    done: (error) => conn.close(error),
   });
+  client.resume();
 }
 
 type Hello = { ok: true; serverName: string | null; bytes: Buffer } | { ok: false; why: string };

@@ -244,6 +244,28 @@ print(len(got), sorted(set(got)))
     expect(r.out).toBe(`140 ['${BLOB_SHA}']\n`);
   });
 
+  it("makes Warden's side of its connections from inside its memory cgroup, so they count in its TCP memory bound", async () => {
+    const raw = await w.t.engine.connection.libpod<LibpodInspect>('GET', `/containers/${sb.id}/json`, undefined, 'inspect');
+    const memoryOf = (pid: number | string) =>
+      readFileSync(`/proc/${pid}/cgroup`, 'utf8')
+        .split('\n')
+        .find((l) => l.split(':')[1]?.split(',').includes('memory'));
+    const dialers = readdirSync('/proc')
+      .filter((p) => /^\d+$/.test(p))
+      .filter((p) => {
+        try {
+          const argv = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
+          return argv[1] === 'egress-dialer' && argv[3] === String(raw.State.Pid);
+        } catch {
+          return false; // gone meanwhile
+        }
+      });
+    expect(dialers).toHaveLength(1);
+    expect(memoryOf(dialers[0]!)).toBe(memoryOf(raw.State.Pid));
+    expect(memoryOf(dialers[0]!)).not.toBe(memoryOf(process.pid));
+    expect(egressOf(w.t.engine.connection).dialerOf(sb.id)).toEqual({ bounded: true });
+  });
+
   it(
     handedOver
       ? "hands a large transfer's connection to the pump: the relay keeps no part of it, and it goes on both ways"

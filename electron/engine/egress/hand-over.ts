@@ -16,10 +16,13 @@ import { dirname, join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
-interface Addon {
+export interface Addon {
   sendMarker(fd: number): string;
   passDescriptors(fd: number, allow: boolean): boolean;
   boundDestination(fd: number, bytes: number, stallMs: number): boolean;
+  /** For an egress dialer (sandbox-dialer.ts). */
+  descriptorPair(): [number, number];
+  takeDescriptor(fd: number): { id: string; fd: number } | null;
 }
 
 /** A destination connection's buffers each way, fixed (the pump's SOCKET_BUFFER too: resources/runner/pump.c). */
@@ -34,10 +37,10 @@ const RETRY_MS = [0, 0, 1, 2, 5, 10, 20, 20, 20, 20];
 
 let addon: Addon | null | undefined;
 
-function loadAddon(): Addon | null {
+/** The addon (out/native/hand-over.node), or null where it was not built. */
+export function loadAddon(): Addon | null {
   if (addon !== undefined) return addon;
   addon = null;
-  if (process.env.WARDEN_EGRESS_HAND_OVER === 'off') return addon;
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++, dir = dirname(dir)) {
     const candidate = join(dir, 'out', 'native', 'hand-over.node');
@@ -54,7 +57,7 @@ function loadAddon(): Addon | null {
 
 /** Whether relays are started with --hand-over (the addon is built, and WARDEN_EGRESS_HAND_OVER is not `off`). */
 export function canHandOver(): boolean {
-  return loadAddon() !== null;
+  return loadAddon() !== null && process.env.WARDEN_EGRESS_HAND_OVER !== 'off';
 }
 
 /**
@@ -108,7 +111,7 @@ const fdOf = (s: Duplex) => (s as unknown as { _handle?: { fd?: number } })._han
  * Call it only once nothing more is to be written to the stream.
  */
 export async function askHandOver(stream: Socket | Duplex): Promise<boolean> {
-  const intake = loadAddon();
+  const intake = canHandOver() ? loadAddon() : null;
   const fd = fdOf(stream);
   if (!intake || !relaysThatHandOver.has(stream) || typeof fd !== 'number') return false;
   // The relay's answer brings the program's socket: let descriptors through on this connection

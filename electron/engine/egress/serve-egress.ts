@@ -51,6 +51,9 @@ export function serveEgress(conn: PodmanConnection, audit: AuditSink, home: stri
     meter: () => null,
     close: () => proxy.close(),
   };
+  const runner = installRunner(home);
+  const registry = egressOf(conn);
+  registry.dialer = runner;
   const proxy = new EgressProxy({
     policy: () => service.policy(),
     ask: (question) => {
@@ -58,13 +61,14 @@ export function serveEgress(conn: PodmanConnection, audit: AuditSink, home: stri
       return ask ? detached(() => ask(question)) : Promise.resolve({ approved: false, why: 'nobody to ask in this process' });
     },
     meter: (sandboxId) => service.meter(sandboxId),
-    // The runner binary is a host program too: its egress-pump carries large transfers.
-    pump: installRunner(home),
+    // The runner binary is a host program too: its egress-pump carries large transfers, and its
+    // egress-dialer makes a sandbox's connections inside the sandbox's memory cgroup.
+    pump: runner,
+    dial: (sandboxId) => registry.dialFor(sandboxId),
     record: (sandboxId, kind, payload) => {
       detached(() => appendDurably(audit, [{ actor: 'system', sandboxId, kind, payload }])).catch(warn(kind));
     },
   });
-  const registry = egressOf(conn);
   registry.handler = (socket, sandboxId) => detached(() => proxy.handle(socket, sandboxId));
   registry.on('lost', ({ sandboxId, ...payload }) => {
     detached(() => appendDurably(audit, [{ actor: 'system', sandboxId, kind: 'egress.lost', payload }])).catch(warn('egress.lost'));

@@ -45,6 +45,20 @@ export function boundTcpMemory(pid: number, bytes = SANDBOX_TCP_MEMORY_BYTES): T
   }
 }
 
+/**
+ * Puts a host process of Warden's (an egress dialer) into the memory cgroup of the sandbox whose
+ * first process is `sandboxPid`, so the sockets it makes count in that sandbox's bound. Throws why not.
+ */
+export function joinSandboxMemory(sandboxPid: number, pid: number): void {
+  const where = tcpLimitFileOf(readFileSync(`/proc/${sandboxPid}/cgroup`, 'utf8'));
+  if ('why' in where) throw new Error(where.why);
+  const dir =
+    'v2' in where
+      ? `/sys/fs/cgroup${readFileSync(`/proc/${sandboxPid}/cgroup`, 'utf8').trim().slice(3)}`
+      : where.file.slice(0, -'/memory.kmem.tcp.limit_in_bytes'.length);
+  writeFileSync(`${dir}/cgroup.procs`, String(pid));
+}
+
 /** What `warden doctor` says: can this host bound a sandbox's TCP memory, and how. */
 export function tcpMemoryHostCheck(
   read = (f: string) => readFileSync(f, 'utf8'),
