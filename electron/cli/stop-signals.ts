@@ -6,6 +6,8 @@
 // ones only say it is under way (SIGKILL remains the way to stop at once). Serve ends by itself once
 // closed: nothing of its own is left to keep Node's loop alive. (The Podman service serve starts is
 // out of the group's reach: owned-service.ts.)
+import { msFromEnv } from '../engine/env-ms.js';
+
 export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 export type StopSignal = (typeof STOP_SIGNALS)[number];
 
@@ -29,10 +31,9 @@ export function onceStopped(onRepeat: (signal: StopSignal) => void): Promise<Sto
   });
 }
 
-/** How long a stop may take before serve ends anyway: WARDEN_STOP_BOUND_MS, or 60 s. */
+/** How long a stop may take before serve ends anyway: WARDEN_STOP_BOUND_MS, or 60 s; a bad value is refused. */
 export function stopBoundMs(env: NodeJS.ProcessEnv): number {
-  const ms = Number(env.WARDEN_STOP_BOUND_MS);
-  return Number.isInteger(ms) && ms > 0 ? ms : 60_000;
+  return msFromEnv(env, 'WARDEN_STOP_BOUND_MS', 60_000);
 }
 
 /** True once `work` has settled (either way), false if `ms` pass first. */

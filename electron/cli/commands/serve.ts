@@ -25,6 +25,7 @@ export function registerServe(program: Command): void {
             `Warden already serves this home at ${other.url} (pid ${other.pid})`,
             'stop it first, or use another WARDEN_HOME',
           );
+        const bound = stopBoundMs(process.env); // a bad value is refused before anything starts
         // Before anything starts: a signal during start-up (the pool begins filling there) is a stop too.
         const stopped = onceStopped((signal) =>
           process.stderr.write(`warden: ${signal} again: still stopping (removing the warm pool); kill -9 stops at once and leaves it\n`),
@@ -42,7 +43,6 @@ export function registerServe(program: Command): void {
         if (login) process.stderr.write(`warden: control panel at ${login}  (one-time login link)\n`);
         const signal = await stopped;
         process.stderr.write(`warden: ${signal}: stopping: the API closes, then the warm pool's sandboxes are removed\n`);
-        const bound = stopBoundMs(process.env);
         const closing = server.close();
         if (await settlesWithin(closing, bound)) {
           await closing; // a close that failed says why (runCommand)

@@ -6,6 +6,7 @@
 // does not is shown as last seen, marked `unreachable` with what to do; the rest are not held up by
 // it. With nothing seen yet (a process just started), the list past its bound is an E_TIMEOUT that
 // says so: a list of nothing would be a lie.
+import { msFromEnv } from '../env-ms.js';
 import { WardenError, toErrorInfo } from '../../../shared/errors.js';
 import type { SandboxInfo } from '../../../shared/types/sandbox.js';
 import type { PodmanConnection } from './connection.js';
@@ -23,8 +24,8 @@ export const DEFAULT_LIST_BOUNDS: ListBounds = { wholeMs: 10_000, sandboxMs: 10_
 
 /** WARDEN_PODMAN_LIST_BOUND_MS sets both (a slow host; the e2e suite makes it short). */
 export function listBoundsFrom(env: NodeJS.ProcessEnv): ListBounds {
-  const ms = Number(env.WARDEN_PODMAN_LIST_BOUND_MS);
-  return Number.isInteger(ms) && ms > 0 ? { wholeMs: ms, sandboxMs: ms } : DEFAULT_LIST_BOUNDS;
+  const ms = msFromEnv(env, 'WARDEN_PODMAN_LIST_BOUND_MS', 0);
+  return ms ? { wholeMs: ms, sandboxMs: ms } : DEFAULT_LIST_BOUNDS;
 }
 
 const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
