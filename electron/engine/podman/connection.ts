@@ -106,6 +106,12 @@ export class PodmanConnection extends EventEmitter<{ status: [ConnectionStatus] 
     return this.source === 'owned-service' && this.options.startService !== false && this.socketPath === ownedSocketPath(this.options.home);
   }
 
+  /** The log of the service when it is Warden's own (restarted by it when it dies), for the error's hint. */
+  private get ownLog(): string | undefined {
+    if (!this.service && !this.adoptedOwnService) return undefined;
+    return this.socketPath.replace(/podman(-[a-z0-9]+)?\.sock$/, 'podman-service$1.log');
+  }
+
   get status(): ConnectionStatus {
     return this.statusValue;
   }
@@ -154,12 +160,12 @@ export class PodmanConnection extends EventEmitter<{ status: [ConnectionStatus] 
     // Just found gone, not yet tried again: the try under way decides (a ping, or a restart of a
     // service of Warden's), so one blip on a busy host is not a failed call.
     if (this.statusValue === 'connecting') await this.verdict();
-    if (this.statusValue !== 'connected') throw unreachable(this.socketPath);
+    if (this.statusValue !== 'connected') throw unreachable(this.socketPath, this.ownLog);
     try {
       return await fn(this.docker);
     } catch (err) {
       if (isUnreachableError(err)) this.markUnreachable();
-      throw mapEngineError(err, what, this.socketPath);
+      throw mapEngineError(err, what, this.socketPath, this.ownLog);
     }
   }
 

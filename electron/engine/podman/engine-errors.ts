@@ -23,18 +23,24 @@ export function engineMessage(err: unknown): string {
   return e?.json?.message || e?.reason || e?.message || String(err);
 }
 
-export function unreachable(socketPath: string): WardenError {
+/**
+ * `ownLog`: the log of a Podman service Warden started itself, which it also starts again on its
+ * own; the person is then not told to start one by hand (red team, stop 23), only where to look.
+ */
+export function unreachable(socketPath: string, ownLog?: string): WardenError {
   return new WardenError(
     'E_ENGINE_UNREACHABLE',
     `the Podman engine is not answering at ${socketPath}`,
-    'start it (`podman system service --time=0 &` or `systemctl start podman.socket`); Warden reconnects by itself',
+    ownLog
+      ? `Warden started this Podman service and is starting it again; try again in a moment, and if it keeps failing see ${ownLog} and \`warden doctor\``
+      : 'start it (`podman system service --time=0 &` or `systemctl start podman.socket`); Warden reconnects by itself',
   );
 }
 
 /** Maps an engine error; `what` names the thing asked for, for 404s ("sandbox web-1"). */
-export function mapEngineError(err: unknown, what: string, socketPath: string): WardenError {
+export function mapEngineError(err: unknown, what: string, socketPath: string, ownLog?: string): WardenError {
   if (err instanceof WardenError) return err;
-  if (isUnreachableError(err)) return unreachable(socketPath);
+  if (isUnreachableError(err)) return unreachable(socketPath, ownLog);
   const e = err as ModemError;
   const message = engineMessage(err);
   switch (e?.statusCode) {
