@@ -153,9 +153,13 @@ export class WardenEngine implements MethodHandlers {
     return this.podman.sandboxes.list();
   }
 
-  /** A sandbox by name, id or id prefix; E_NOT_FOUND for anything that is not one of this home's. */
+  /**
+   * A sandbox by name, id or id prefix; E_NOT_FOUND for anything that is not one of this home's.
+   * Bounded as the list is (E_TIMEOUT, saying it may be wedged): every agent call looks its sandbox
+   * up first, and a Podman that hangs must fail them, not hold them for ever (red team, stop 23).
+   */
   resolveSandbox(ref: string): Promise<SandboxInfo> {
-    return this.podman.sandboxes.resolve(ref);
+    return this.podman.sandboxes.inspect(ref);
   }
 
   /** The image a sandbox gets when its spec names none. */

@@ -60,6 +60,21 @@ describe('the sandbox list with a wedged sandbox', () => {
     // An inspect for a view is bounded as well; other calls still go through.
     expect(await errorCodeOf(engine.sandboxes.inspect(stuck.id))).toBe('E_TIMEOUT');
     expect(engine.connection.status).toBe('connected');
+
+    // An agent's calls into it look it up first: bounded too, so they fail instead of hanging.
+    const server = await startServer({ home: t.home, podman: engine, watch: false, announce: false, pool: false });
+    try {
+      const agent = new AgentClient(server.url, server.tokens.userToken());
+      const inspected = await agent.raw('GET', `/v1/sandboxes/${stuck.id}`);
+      expect(inspected.status).toBe(504);
+      expect(await inspected.json()).toMatchObject({ error: { code: 'E_TIMEOUT', hint: expect.stringMatching(/podman rm -f/) } });
+      expect(await errorCodeOf(agent.exec(stuck.id, { cmd: 'true' }))).toBe('E_TIMEOUT');
+      expect((await agent.raw('GET', `/v1/sandboxes/${stuck.id}/files?path=/workspace`)).status).toBe(504);
+      // The healthy one is served as ever meanwhile.
+      expect((await agent.raw('GET', `/v1/sandboxes/${fine.id}`)).status).toBe(200);
+    } finally {
+      await server.close();
+    }
     expect((await engine.sandboxes.stop(fine.id)).state).toBe('exited');
 
     // One removed while the list is wedged leaves it (it is not shown as last seen).
