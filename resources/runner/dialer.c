@@ -30,6 +30,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "fdpass.h"
 #include "runner.h"
 
 /* More in flight than a sandbox may have connections (256), and the sockets of a cut-off flood. */
@@ -59,23 +60,7 @@ static void answer_error(const char *id, int err) {
 }
 
 static void deliver(const char *id, int fd) {
-  size_t len = strlen(id);
-  struct iovec iov = {.iov_base = (void *)id, .iov_len = len};
-  union {
-    struct cmsghdr align;
-    char buf[CMSG_SPACE(sizeof(int))];
-  } control;
-  memset(&control, 0, sizeof control);
-  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf, .msg_controllen = sizeof control.buf};
-  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  memcpy(CMSG_DATA(c), &fd, sizeof(int));
-  ssize_t n;
-  do n = sendmsg(3, &msg, MSG_NOSIGNAL);
-  while (n < 0 && errno == EINTR);
-  int err = n < 0 ? errno : 0;
+  int err = send_with_fd(3, id, strlen(id), fd, 0) < 0 ? errno : 0;
   close(fd); /* the copy sent is Warden's now */
   if (err) answer_error(id, err);
   else {

@@ -11,9 +11,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/* Sends one byte with one descriptor attached; returns what sendmsg returns (1 when it went). */
-static inline ssize_t send_byte_with_fd(int sock, char byte, int fd, int flags) {
-  struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+/* Sends len bytes with one descriptor attached; returns what sendmsg returns. */
+static inline ssize_t send_with_fd(int sock, const void *data, size_t len, int fd, int flags) {
+  struct iovec iov = {.iov_base = (void *)data, .iov_len = len};
   union {
     struct cmsghdr align;
     char buf[CMSG_SPACE(sizeof(int))];
@@ -29,6 +29,11 @@ static inline ssize_t send_byte_with_fd(int sock, char byte, int fd, int flags) 
   do n = sendmsg(sock, &msg, flags | MSG_NOSIGNAL);
   while (n < 0 && errno == EINTR);
   return n;
+}
+
+/* Sends one byte with one descriptor attached; returns what sendmsg returns (1 when it went). */
+static inline ssize_t send_byte_with_fd(int sock, char byte, int fd, int flags) {
+  return send_with_fd(sock, &byte, 1, fd, flags);
 }
 
 /*

@@ -5,7 +5,6 @@
 // download costs a copy, not a parse. One request per connection from the sandbox, so every request
 // is one decision and one pair of ledger entries; a request body goes on only up to its
 // Content-Length (a chunked one is refused: its end could not be told without parsing it).
-import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { answerAndClose, ConnectionRecord, rawResponse, refusal } from './connection-record.js';
 import { parseTarget } from './destination.js';
@@ -13,6 +12,7 @@ import { decideConnection } from './egress-ask.js';
 import { carry } from './egress-carry.js';
 import { boundDestination } from './hand-over.js';
 import type { TunnelContext } from './egress-tunnel.js';
+import { dialDecided } from './sandbox-dialer.js';
 import { forwardHead, header, parseHead, readHead, type MessageHead } from './http-head.js';
 
 const METHOD = /^[A-Z]{1,20}$/;
@@ -48,21 +48,15 @@ export async function forwardPlain(ctx: TunnelContext, req: MessageHead, client:
     return refuse(status, body);
   }
   const headers: MessageHead = { ...req, headers: host === undefined ? [['host', url.host], ...req.headers] : req.headers };
-  // Until the destination answers the connect: the client going ends it (a socket that comes later is closed).
-  const clientGone = () => conn.close('the client went away');
-  client.once('close', clientGone);
-  let upstream: Socket;
-  try {
-    upstream = await ctx.dial(decision.address!, dest.port);
-  } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    client.off('close', clientGone);
-    const why = `${err.code ?? 'error'}: ${err.message}`;
-    if (!client.destroyed) refuse(502, `warden egress: ${what} failed: ${why}\n`);
-    return conn.close(why);
-  }
-  client.off('close', clientGone);
-  if (client.destroyed) return void upstream.destroy();
+  const upstream = await dialDecided(
+    ctx.dial,
+    decision.address!,
+    dest.port,
+    client,
+    (why) => conn.close(why),
+    (why) => refuse(502, `warden egress: ${what} failed: ${why}\n`),
+  );
+  if (!upstream) return;
   // Until the answer's head: the body goes up by hand, and either side going ends both.
   let left = Number(length);
   const up = (chunk: Buffer) => {

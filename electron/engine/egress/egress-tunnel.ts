@@ -2,14 +2,14 @@
 // bytes are held until its TLS ClientHello is whole, and the tunnel opens only if the server name
 // it asks for is that host (a literal IP may send none). Anything else ends with a TLS alert: the
 // 200 is already sent by then, so a 403 could not be read by the client.
-import { isIP, type Socket } from 'node:net';
+import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { answerAndClose, ConnectionRecord, rawResponse, refusal, type EgressMeter, type EgressRecorder } from './connection-record.js';
 import { parseAuthority } from './destination.js';
 import { decideConnection, type ConnectionContext } from './egress-ask.js';
 import { carry } from './egress-carry.js';
 import { boundDestination } from './hand-over.js';
-import type { Dial } from './sandbox-dialer.js';
+import { dialDecided, type Dial } from './sandbox-dialer.js';
 import { MAX_CLIENT_HELLO_BYTES, parseClientHello, UNRECOGNIZED_NAME_ALERT } from './tls-sni.js';
 
 /** How long a tunnel may wait for its ClientHello (its connect: sandbox-dialer.ts). */
@@ -50,20 +50,15 @@ export async function openTunnel(ctx: TunnelContext, authority: string, client: 
     return;
   }
   conn.decided('connect', decision);
-  // Until the destination answers: the client going ends it (a socket that comes later is closed).
-  const clientGone = () => conn.close('the client went away');
-  client.once('close', clientGone);
-  let upstream: Socket;
-  try {
-    upstream = await ctx.dial(decision.address!, target.port);
-  } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    client.off('close', clientGone);
-    client.destroy();
-    return conn.close(`${err.code ?? 'error'}: ${err.message}`);
-  }
-  client.off('close', clientGone);
-  if (client.destroyed) return void upstream.destroy();
+  const upstream = await dialDecided(
+    ctx.dial,
+    decision.address!,
+    target.port,
+    client,
+    (why) => conn.close(why),
+    () => client.destroy(),
+  );
+  if (!upstream) return;
   boundDestination(upstream);
   upstream.write(hello.bytes);
   if (!conn.count('out', hello.bytes.length)) {

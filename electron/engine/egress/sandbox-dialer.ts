@@ -10,6 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, writeFileSync } from 'node:fs';
 import { connect, Socket } from 'node:net';
 import { createInterface } from 'node:readline';
+import type { Duplex } from 'node:stream';
 import { joinSandboxMemory } from '../podman/tcp-memory.js';
 import { loadAddon, type Addon } from './hand-over.js';
 
@@ -44,6 +45,37 @@ function avoidOomKiller(pid: number): void {
     writeFileSync(`/proc/${pid}/oom_score_adj`, '-1000');
   } catch {
     /* said above */
+  }
+}
+
+/**
+ * The destination's socket for a decided connection, or null once the connection has ended: the
+ * client left while it was dialled (the socket, come late, is closed), or the dial failed, which
+ * `failed` answers the client with, the reason recorded as the connection's end.
+ */
+export async function dialDecided(
+  dial: Dial,
+  address: string,
+  port: number,
+  client: Duplex,
+  ended: (why: string) => void,
+  failed: (why: string) => void,
+): Promise<Socket | null> {
+  const clientGone = () => ended('the client went away');
+  client.once('close', clientGone);
+  try {
+    const upstream = await dial(address, port);
+    if (!client.destroyed) return upstream;
+    upstream.destroy();
+    return null;
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    const why = `${err.code ?? 'error'}: ${err.message}`;
+    if (!client.destroyed) failed(why);
+    ended(why);
+    return null;
+  } finally {
+    client.off('close', clientGone);
   }
 }
 
