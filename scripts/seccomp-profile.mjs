@@ -67,11 +67,21 @@ export const REFUSED = [
 /** Answered "not implemented" so that libraries fall back (glibc's clone3 → clone, libuv's io_uring → epoll). */
 export const NOT_IMPLEMENTED = ['clone3', 'io_uring_setup', 'io_uring_enter', 'io_uring_register'];
 
+const SOL_SOCKET = 1;
+/**
+ * SO_SNDBUF, SO_RCVBUF, SO_SNDBUFFORCE, SO_RCVBUFFORCE: answered "done" and not done, so a program's
+ * sockets keep the kernel's autotuned buffers. Host TCP memory a socket holds before it is accepted is
+ * charged to no cgroup (the kernel ties a socket to one only at accept), and with these a program
+ * could give each of thousands of such connections 8 MiB (found by attacking it); without them each
+ * gets the namespace's default (128 KiB). Success, not EPERM: many programs set them as a hint.
+ */
+export const IGNORED_SOCKET_OPTIONS = [7, 8, 32, 33];
+
 /** CLONE_NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET|NEWTIME (0x80): clone is allowed only without them. */
 export const CLONE_NAMESPACE_FLAGS = 0x7e020080;
 
 export function wardenProfile(podmanDefault) {
-  const withheld = new Set([...REFUSED, ...NOT_IMPLEMENTED, 'clone']);
+  const withheld = new Set([...REFUSED, ...NOT_IMPLEMENTED, 'clone', 'setsockopt']);
   const syscalls = [];
   for (const rule of podmanDefault.syscalls) {
     const names = (rule.names ?? []).filter((n) => !withheld.has(n));
@@ -92,10 +102,37 @@ export function wardenProfile(podmanDefault) {
       includes: { arches: ['s390', 's390x'] },
       comment: 'warden: s390 passes clone flags second',
     },
+    ...setsockoptRules(),
     { names: [...NOT_IMPLEMENTED], action: 'SCMP_ACT_ERRNO', errnoRet: ENOSYS, comment: 'warden: callers fall back' },
     { names: [...REFUSED], action: 'SCMP_ACT_ERRNO', errnoRet: EPERM, comment: 'warden: refused in every sandbox' },
   );
   return { ...podmanDefault, syscalls };
+}
+
+/**
+ * setsockopt is allowed but for IGNORED_SOCKET_OPTIONS at SOL_SOCKET, answered 0. A rule's comparisons
+ * are ANDed and name an argument once, so "any other option" is spelled as ranges around 7, 8, 32, 33.
+ */
+function setsockoptRules() {
+  const arg = (index, op, value, valueTwo = 0) => ({ index, value, valueTwo, op });
+  const atSocketLevel = arg(1, 'SCMP_CMP_EQ', SOL_SOCKET);
+  const allow = (...args) => ({ names: ['setsockopt'], action: 'SCMP_ACT_ALLOW', args, comment: 'warden: every other socket option' });
+  return [
+    allow(arg(1, 'SCMP_CMP_NE', SOL_SOCKET)),
+    allow(atSocketLevel, arg(2, 'SCMP_CMP_LT', 7)), // 0-6
+    allow(atSocketLevel, arg(2, 'SCMP_CMP_EQ', 9)), // 9
+    allow(atSocketLevel, arg(2, 'SCMP_CMP_MASKED_EQ', 0xfffffffe, 10)), // 10-11
+    allow(atSocketLevel, arg(2, 'SCMP_CMP_MASKED_EQ', 0xfffffffc, 12)), // 12-15
+    allow(atSocketLevel, arg(2, 'SCMP_CMP_MASKED_EQ', 0xfffffff0, 16)), // 16-31
+    allow(atSocketLevel, arg(2, 'SCMP_CMP_GT', 33)), // 34 and up
+    ...IGNORED_SOCKET_OPTIONS.map((option) => ({
+      names: ['setsockopt'],
+      action: 'SCMP_ACT_ERRNO',
+      errnoRet: 0,
+      args: [atSocketLevel, arg(2, 'SCMP_CMP_EQ', option)],
+      comment: "warden: socket buffer sizes are the kernel's to choose",
+    })),
+  ];
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -132,6 +132,14 @@ export const SOCKET_BUFFER_SYSCTLS = {
   'net.ipv4.tcp_wmem': '4096 16384 1048576',
 };
 
+/**
+ * At most 128 connections wait on a listener to be accepted (the host's 4096 otherwise), in every
+ * mode under runc: the kernel charges a waiting connection's buffers to no cgroup until it is
+ * accepted, so this, with socket buffer sizes left to the kernel (the seccomp profile ignores
+ * SO_RCVBUF/SO_SNDBUF), is what keeps one listener's waiting connections to ~16 MiB.
+ */
+export const BACKLOG_SYSCTLS = { 'net.core.somaxconn': '128' };
+
 export function buildSpecGenerator(spec: SandboxSpec, r: ResolvedSandbox, ctx: BuildContext): Record<string, unknown> {
   const mounts: Array<Record<string, unknown>> = [];
   if (r.workspace) {
@@ -196,6 +204,8 @@ export function buildSpecGenerator(spec: SandboxSpec, r: ResolvedSandbox, ctx: B
     },
     // `egress` is `none` to the engine: its only way out is the socket in its mounted directory.
     netns: { nsmode: r.network !== 'nat' ? 'none' : ctx.rootless ? 'slirp4netns' : 'bridge' },
-    ...(r.network !== 'nat' && (r.runtime === 'runc' || r.runtime === 'crun') ? { sysctl: SOCKET_BUFFER_SYSCTLS } : {}),
+    ...(r.runtime === 'runc' || r.runtime === 'crun'
+      ? { sysctl: { ...BACKLOG_SYSCTLS, ...(r.network !== 'nat' ? SOCKET_BUFFER_SYSCTLS : {}) } }
+      : {}),
   };
 }

@@ -112,6 +112,26 @@ for _ in range(int(sys.argv[1])):
 print("queued", queued, flush=True)
 `;
 
+// Connections a listener never accepts (the kernel charges them to no cgroup until accept), each
+// sent all it takes; the sender asks for the largest buffers it may. Prints what send() took.
+const NEVER_ACCEPTED = String.raw`
+import socket, sys
+l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+l.bind(("127.0.0.1", 0)); l.listen(4096)
+queued, kept = 0, []
+for _ in range(int(sys.argv[1])):
+    c = socket.socket(); c.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
+    c.connect(l.getsockname()); c.setblocking(False)
+    try:
+        while True: queued += c.send(b"x" * (1 << 16))
+    except BlockingIOError: pass
+    kept.append(c)
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+print("queued", queued)
+print("rcvbuf", s.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF))
+print("somaxconn", open("/proc/sys/net/core/somaxconn").read().strip())
+`;
+
 describe('the wall under runc', () => {
   it('refuses a new user namespace, so the cgroup limits cannot be rewritten (issue 10 reproduction)', async () => {
     const sb = await t.create({ memory: '256m', pids: 64, cpus: 0.5 });
@@ -166,14 +186,25 @@ unshare -U true 2>/dev/null && echo unshare-cli ok || echo unshare-cli refused`,
     const sb = await t.create();
     await t.engine.sandboxes.restart(sb.id); // a new cgroup: the bound must be written again
     expect(Number(await hostCgroupFile(sb.id, 'memory', 'memory.kmem.tcp.limit_in_bytes'))).toBe(SANDBOX_TCP_MEMORY_BYTES);
-    // 150 pairs would hold ~600 MiB unbounded (4 MiB asked per socket, doubled by the kernel, past
-    // the 1 MiB autotuning cap). Bounded: 32 MiB, plus the few KiB a socket at the bound still takes.
+    // 150 pairs held 1.69 GB unbounded (when 4 MiB asked per socket was given), and would hold
+    // ~165 MiB with the kernel's autotuning alone. Bounded: 32 MiB, plus a few KiB a socket.
     const probe = await sh(sb.id, `python3 - 150 <<'PY'\n${MANY_STALLED}\nPY`);
     const queued = Number(/^queued (\d+)$/m.exec(probe.out)?.[1]);
     expect(queued).toBeGreaterThan(0);
     expect(queued).toBeLessThan(SANDBOX_TCP_MEMORY_BYTES + 300 * 128 * 1024);
     const peak = Number(await hostCgroupFile(sb.id, 'memory', 'memory.kmem.tcp.max_usage_in_bytes'));
     expect(peak).toBeLessThan(SANDBOX_TCP_MEMORY_BYTES + 300 * 128 * 1024);
+  });
+
+  it("gives connections it never accepts no room the bound does not see: socket buffer sizes are the kernel's, the backlog 128", async () => {
+    const sb = await t.create();
+    // Unbounded (stop 24's red team): 120 such connections held 514 MB of the host's TCP memory.
+    const probe = await sh(sb.id, `python3 - 120 <<'PY'\n${NEVER_ACCEPTED}\nPY`);
+    const [queued, rcvbuf, somaxconn] = probe.out.trim().split('\n');
+    expect(rcvbuf).toBe('rcvbuf 131072'); // asked for 4 MiB: answered "done", the default kept
+    expect(somaxconn).toBe('somaxconn 128');
+    // Each unaccepted connection holds at most its default 128 KiB; the senders' side is in the bound.
+    expect(Number(queued!.split(' ')[1])).toBeLessThan(120 * 256 * 1024 + SANDBOX_TCP_MEMORY_BYTES);
   });
 
   it("gives the sandbox's root an unprivileged host uid", async () => {
