@@ -73,6 +73,12 @@ static void dispatch(struct frame *f) {
 }
 
 int main(int argc, char **argv) {
+  /* The sandbox's keep-alive (its main process, under the init): idle until the stop's SIGTERM ends
+     it. Warden's read-only mount, so nothing of the agent's runs at a start before Warden has set the
+     sandbox up. Further arguments (an image's CMD) are ignored. */
+  if (argc >= 2 && strcmp(argv[1], "keep-alive") == 0) {
+    for (;;) pause();
+  }
   /* Orphans of a command are reparented here, not to the container's init, so a KILL still finds them. */
   prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
   /* Not dumpable: the agent's commands run as the same uid, and /proc/<runner>/mem, fd and environ

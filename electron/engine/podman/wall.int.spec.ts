@@ -207,6 +207,18 @@ unshare -U true 2>/dev/null && echo unshare-cli ok || echo unshare-cli refused`,
     expect(Number(queued!.split(' ')[1])).toBeLessThan(120 * 256 * 1024 + SANDBOX_TCP_MEMORY_BYTES);
   });
 
+  it('runs nothing of its own filesystem at a start, before Warden has set it up: the keep-alive is the read-only runner', async () => {
+    const sb = await t.create();
+    // The red team's way in (stop 24): the keep-alive was `sleep`, found in the agent's writable root.
+    const plant = `printf '#!/bin/sh\\necho planted > /root/ran\\nexec /bin/busybox sleep "$@" 2>/dev/null || exec sleep.real "$@"\\n' > /tmp/s
+for f in /usr/bin/sleep /bin/sleep /usr/local/bin/sleep; do [ -e "$f" ] && cp "$f" /usr/local/bin/sleep.real 2>/dev/null; done
+install -m 755 /tmp/s /usr/local/bin/sleep; cp /tmp/s /usr/bin/sleep 2>/dev/null; echo planted-ok`;
+    expect((await sh(sb.id, plant)).out).toContain('planted-ok');
+    await t.engine.sandboxes.restart(sb.id);
+    const after = await sh(sb.id, 'cat /root/ran 2>/dev/null || echo nothing-ran; tr "\\0" " " < /proc/1/cmdline');
+    expect(after.out).toBe('nothing-ran\n/run/podman-init -- /.warden/runner keep-alive ');
+  });
+
   it("gives the sandbox's root an unprivileged host uid", async () => {
     const sb = await t.create();
     const status = readFileSync(`/proc/${await hostPid(sb.id)}/status`, 'utf8');
