@@ -18,7 +18,7 @@ import type { LibpodInspect } from '../podman/sandbox-info.js';
 import { egressDirOf, socketPathOf } from './egress-dir.js';
 import { canHandOver, refuseDescriptors } from './hand-over.js';
 import { intakeFor } from './egress-intake.js';
-import { dialHere, SandboxDialer, type Dial } from './sandbox-dialer.js';
+import { Dialers } from './dialers.js';
 
 /** How long ensure() leaves a sandbox alone once another process was found serving it. */
 const ENSURE_RETRY_MS = 30_000;
@@ -64,14 +64,13 @@ export class EgressRegistry extends EventEmitter<{
   /** When ensure() last found another process serving a sandbox. */
   private readonly elsewhereAt = new Map<string, number>();
   private closed = false;
-  /** Each served sandbox's dialer (sandbox-dialer.ts), or why it has none. */
-  private readonly dialers = new Map<string, { dialer: SandboxDialer; pid: number } | { why: string }>();
+  /** Each served sandbox's dialer (dialers.ts). */
+  readonly dialers: Dialers;
   handler: EgressHandler | null = null;
-  /** Host path of the runner binary whose egress-dialer makes a sandbox's connections; null: this process makes them. */
-  dialer: string | null = null;
 
   constructor(private readonly conn: PodmanConnection) {
     super();
+    this.dialers = new Dialers(conn);
   }
 
   /** Serves the sandbox's socket here (unless a live process does) and starts its relay; fails with the reason. */
@@ -88,7 +87,7 @@ export class EgressRegistry extends EventEmitter<{
     // Where the sandbox's sockets are the host kernel's (hand-over.ts): gVisor's (and a microVM's) carry no descriptors to the host.
     const handOver = canHandOver() && /(^|\/)(runc|crun)$/.test(runtimeFromInspect(raw.OCIRuntime));
     const served = await this.listen(containerId, socketPathOf(dir));
-    if (served === 'here' && !this.dialers.has(containerId)) this.openDialer(containerId, raw.State.Pid);
+    if (served === 'here') this.dialers.ensure(containerId, raw.State.Pid);
     if (opts.relay !== false) await this.startRelay(containerId, handOver);
     return served;
   }
@@ -124,32 +123,6 @@ export class EgressRegistry extends EventEmitter<{
     else this.elsewhereAt.delete(containerId);
   }
 
-  /** How the proxy connects for this sandbox: its dialer, one started again if it ended, or this process. */
-  dialFor(containerId: string): Dial {
-    const entry = this.dialers.get(containerId);
-    if (entry && 'dialer' in entry && !entry.dialer.alive) this.openDialer(containerId, entry.pid);
-    const now = this.dialers.get(containerId);
-    return now && 'dialer' in now ? now.dialer.dial : dialHere;
-  }
-
-  /** Whether the sandbox's connections count in its own TCP memory bound, or why not. */
-  dialerOf(containerId: string): { bounded: true } | { bounded: false; why: string } {
-    const entry = this.dialers.get(containerId);
-    if (entry && 'dialer' in entry) return { bounded: true };
-    return { bounded: false, why: entry?.why ?? 'this process does not serve it' };
-  }
-
-  private openDialer(containerId: string, pid: number): void {
-    const opened = SandboxDialer.open(this.dialer, pid);
-    this.dialers.set(containerId, 'dialer' in opened ? { dialer: opened.dialer, pid } : opened);
-  }
-
-  private closeDialer(containerId: string): void {
-    const entry = this.dialers.get(containerId);
-    this.dialers.delete(containerId);
-    if (entry && 'dialer' in entry) entry.dialer.close();
-  }
-
   /** Whether this process serves the sandbox's socket. */
   async serving(containerId: string): Promise<boolean> {
     return (await this.servers.get(containerId)?.catch(() => null)) != null;
@@ -160,7 +133,7 @@ export class EgressRegistry extends EventEmitter<{
     const server = this.servers.get(containerId);
     this.servers.delete(containerId);
     this.elsewhereAt.delete(containerId);
-    this.closeDialer(containerId);
+    this.dialers.close(containerId);
     const s = server ? await server.catch(() => null) : null;
     // Not waiting for its connections: they end with the relay (the sandbox stops or goes), or go on.
     s?.close();
@@ -229,7 +202,7 @@ export class EgressRegistry extends EventEmitter<{
 
   close(): void {
     this.closed = true;
-    for (const id of [...this.dialers.keys()]) this.closeDialer(id);
+    this.dialers.closeAll();
     for (const server of this.servers.values())
       void server.then(
         (s) => s?.close(),

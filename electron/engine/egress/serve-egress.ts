@@ -53,7 +53,7 @@ export function serveEgress(conn: PodmanConnection, audit: AuditSink, home: stri
   };
   const runner = installRunner(home);
   const registry = egressOf(conn);
-  registry.dialer = runner;
+  registry.dialers.runner = runner;
   const proxy = new EgressProxy({
     policy: () => service.policy(),
     ask: (question) => {
@@ -64,7 +64,7 @@ export function serveEgress(conn: PodmanConnection, audit: AuditSink, home: stri
     // The runner binary is a host program too: its egress-pump carries large transfers, and its
     // egress-dialer makes a sandbox's connections inside the sandbox's memory cgroup.
     pump: runner,
-    dial: (sandboxId) => registry.dialFor(sandboxId),
+    dial: (sandboxId) => registry.dialers.dialFor(sandboxId),
     record: (sandboxId, kind, payload) => {
       detached(() => appendDurably(audit, [{ actor: 'system', sandboxId, kind, payload }])).catch(warn(kind));
     },
