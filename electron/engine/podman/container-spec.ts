@@ -176,7 +176,9 @@ export function buildSpecGenerator(spec: SandboxSpec, r: ResolvedSandbox, ctx: B
     // image names: a program in the sandbox's own filesystem (its `sleep`, an image's entrypoint
     // script) is the agent's to replace, and would run at each start before the TCP memory bound is
     // written (red team, stop 24: 3,000 uncharged sockets made in that window).
-    ...(ctx.runnerBinary ? { entrypoint: [RUNNER_MOUNT_PATH, 'keep-alive'], command: [] } : { command: KEEPALIVE_COMMAND }),
+    // (Set as the entrypoint either way, so an image committed from a sandbox carries no entrypoint of its own.)
+    entrypoint: ctx.runnerBinary ? [RUNNER_MOUNT_PATH, 'keep-alive'] : KEEPALIVE_COMMAND,
+    command: [],
     env: { HOME: '/root', ...spec.env, ...(r.network === 'egress' ? egressProxyEnv() : {}) },
     // Read by the gVisor wrapper (resources/runtimes/runsc-warden): `egress` needs a working loopback.
     annotations: { 'io.warden.network': r.network },
