@@ -33,15 +33,26 @@ static napi_value text(napi_env env, const char *s) {
   return v;
 }
 
-static napi_value send_marker(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
-  int32_t fd = -1;
+/*
+ * Reads the call's first `count` arguments (at most 3) as int32 into out[], the first a descriptor
+ * (not negative); false, with a TypeError saying `usage`, when they are not.
+ */
+static bool int_args(napi_env env, napi_callback_info info, size_t count, int32_t *out, const char *usage) {
+  size_t argc = 3;
+  napi_value argv[3];
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  if (argc < 1 || napi_get_value_int32(env, argv[0], &fd) != napi_ok || fd < 0) {
-    napi_throw_type_error(env, NULL, "sendMarker needs a file descriptor");
-    return NULL;
+  bool ok = argc >= count;
+  for (size_t i = 0; ok && i < count; i++) ok = napi_get_value_int32(env, argv[i], &out[i]) == napi_ok;
+  if (!ok || out[0] < 0) {
+    napi_throw_type_error(env, NULL, usage);
+    return false;
   }
+  return true;
+}
+
+static napi_value send_marker(napi_env env, napi_callback_info info) {
+  int32_t fd = -1;
+  if (!int_args(env, info, 1, &fd, "sendMarker needs a file descriptor")) return NULL;
   int p[2];
   if (pipe2(p, O_CLOEXEC) < 0) return text(env, strerror(errno));
   ssize_t n = send_byte_with_fd(fd, 'S', p[0], MSG_DONTWAIT);
@@ -91,15 +102,13 @@ static napi_value pass_descriptors(napi_env env, napi_callback_info info) {
  * Returns whether all three were set.
  */
 static napi_value bound_destination(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
-  napi_value argv[3];
-  int32_t fd = -1, bytes = 0, stall_ms = 0;
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  if (argc < 3 || napi_get_value_int32(env, argv[0], &fd) != napi_ok || fd < 0 || napi_get_value_int32(env, argv[1], &bytes) != napi_ok ||
-      napi_get_value_int32(env, argv[2], &stall_ms) != napi_ok || stall_ms < 0) {
-    napi_throw_type_error(env, NULL, "boundDestination needs a file descriptor, a size and a time in ms");
+  int32_t args[3] = {-1, 0, 0};
+  if (!int_args(env, info, 3, args, "boundDestination needs a file descriptor, a size and a time in ms")) return NULL;
+  if (args[2] < 0) {
+    napi_throw_type_error(env, NULL, "boundDestination needs a time in ms of 0 or more");
     return NULL;
   }
+  int32_t fd = args[0], bytes = args[1], stall_ms = args[2];
   unsigned int timeout = (unsigned int)stall_ms;
   int ok = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes) == 0;
   ok = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes) == 0 && ok;
@@ -136,14 +145,8 @@ static napi_value descriptor_pair(napi_env env, napi_callback_info info) {
  * none came with it), or null when none waits. Any descriptor past the first is closed.
  */
 static napi_value take_descriptor(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
   int32_t fd = -1;
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  if (argc < 1 || napi_get_value_int32(env, argv[0], &fd) != napi_ok || fd < 0) {
-    napi_throw_type_error(env, NULL, "takeDescriptor needs a file descriptor");
-    return NULL;
-  }
+  if (!int_args(env, info, 1, &fd, "takeDescriptor needs a file descriptor")) return NULL;
   char id[32];
   int kept = -1, count = 0, cut = 0;
   ssize_t n = recv_with_fds(fd, id, sizeof id - 1, &kept, 1, &count, &cut);
