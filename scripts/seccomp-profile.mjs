@@ -106,7 +106,18 @@ export function wardenProfile(podmanDefault) {
     { names: [...NOT_IMPLEMENTED], action: 'SCMP_ACT_ERRNO', errnoRet: ENOSYS, comment: 'warden: callers fall back' },
     { names: [...REFUSED], action: 'SCMP_ACT_ERRNO', errnoRet: EPERM, comment: 'warden: refused in every sandbox' },
   );
-  return { ...podmanDefault, syscalls };
+  return { ...podmanDefault, archMap: withoutI386(podmanDefault.archMap ?? []), syscalls };
+}
+
+/**
+ * No 32-bit x86 or ARM system calls from a 64-bit sandbox: the i386 ABI's socketcall multiplexes
+ * setsockopt and the rest behind a pointer seccomp cannot read, so `int 0x80` set the socket buffer
+ * sizes the profile leaves to the kernel (stop 24's red team: 8 MiB each, uncharged in an accept
+ * queue). Such calls get the default action; 32-bit programs do not run in sandboxes.
+ */
+function withoutI386(archMap) {
+  const compat = new Set(['SCMP_ARCH_X86', 'SCMP_ARCH_ARM']);
+  return archMap.map((a) => ({ ...a, subArchitectures: (a.subArchitectures ?? []).filter((s) => !compat.has(s)) }));
 }
 
 /**

@@ -132,6 +132,25 @@ print("rcvbuf", s.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF))
 print("somaxconn", open("/proc/sys/net/core/somaxconn").read().strip())
 `;
 
+// The i386 ABI from a 64-bit process: socketcall(SYS_SETSOCKOPT) through `int 0x80`, whose arguments
+// sit behind a pointer seccomp cannot read (stop 24's red team set 8 MiB buffers this way).
+const INT80_SETSOCKOPT = String.raw`
+import ctypes, socket, struct
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+page = libc.mmap(None, 4096, 7, 0x22 | 0x40, -1, 0)  # rwx, private anonymous, below 4 GiB
+args, value = page + 0x800, page + 0x900
+code = b"\x53\xb8" + struct.pack("<I", 102) + b"\xbb" + struct.pack("<I", 14) + b"\xb9" + struct.pack("<I", args) + b"\xcd\x80\x5b\xc3"
+ctypes.memmove(page, code, len(code))
+s = socket.socket()
+ctypes.memmove(value, struct.pack("<i", 4 << 20), 4)
+ctypes.memmove(args, struct.pack("<5I", s.fileno(), 1, 8, value, 4), 20)
+print("calling", flush=True)
+ctypes.CFUNCTYPE(ctypes.c_int)(page)()
+print("rcvbuf", s.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF), flush=True)
+`;
+
 describe('the wall under runc', () => {
   it('refuses a new user namespace, so the cgroup limits cannot be rewritten (issue 10 reproduction)', async () => {
     const sb = await t.create({ memory: '256m', pids: 64, cpus: 0.5 });
@@ -217,6 +236,12 @@ install -m 755 /tmp/s /usr/local/bin/sleep; cp /tmp/s /usr/bin/sleep 2>/dev/null
     await t.engine.sandboxes.restart(sb.id);
     const after = await sh(sb.id, 'cat /root/ran 2>/dev/null || echo nothing-ran; tr "\\0" " " < /proc/1/cmdline');
     expect(after.out).toBe('nothing-ran\n/run/podman-init -- /.warden/runner keep-alive ');
+  });
+
+  it('takes no 32-bit system call from a 64-bit program: the one making it is killed (SIGSYS)', async () => {
+    const sb = await t.create();
+    const probe = await sh(sb.id, `python3 - <<'PY'\n${INT80_SETSOCKOPT}\nPY\necho "exit $?"`);
+    expect(probe.out).toBe('calling\nexit 159\n'); // 128 + SIGSYS: never reached its next line
   });
 
   it("gives the sandbox's root an unprivileged host uid", async () => {
