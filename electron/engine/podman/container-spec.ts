@@ -140,11 +140,25 @@ export const SOCKET_BUFFER_SYSCTLS = {
  */
 export const BACKLOG_SYSCTLS = { 'net.core.somaxconn': '128' };
 
+/** The directory of Warden's mounts in a sandbox (the runner, the egress socket's directory). */
+const WARDEN_DIR = '/.warden';
+
 export function buildSpecGenerator(spec: SandboxSpec, r: ResolvedSandbox, ctx: BuildContext): Record<string, unknown> {
   const mounts: Array<Record<string, unknown>> = [];
   if (r.workspace) {
     const options = ['rbind', 'rw', ...(ctx.wall ? ['U'] : [])];
     mounts.push({ destination: '/workspace', source: r.workspace, type: 'bind', options });
+  }
+  if (ctx.runnerBinary || (r.network === 'egress' && ctx.egressDir)) {
+    // /.warden is a small tmpfs of its own, so the mounts in it cannot be moved away: the sandbox's
+    // root owns `/` and could rename a plain /.warden, taking the runner's mount with it, and plant
+    // a runner of its own at the path Warden starts (stop 24's red team did); a mount point is EBUSY.
+    mounts.push({
+      destination: WARDEN_DIR,
+      type: 'tmpfs',
+      source: 'tmpfs',
+      options: ['rw', 'nosuid', 'nodev', 'noexec', 'size=64k', 'mode=755'],
+    });
   }
   if (ctx.runnerBinary) {
     // Read-only, so agent code beside the runner cannot replace it; started by this absolute path.

@@ -244,6 +244,18 @@ install -m 755 /tmp/s /usr/local/bin/sleep; cp /tmp/s /usr/bin/sleep 2>/dev/null
     expect(probe.out).toBe('calling\nexit 159\n'); // 128 + SIGSYS: never reached its next line
   });
 
+  it("keeps Warden's mounts where Warden starts them: /.warden and the runner cannot be moved away", async () => {
+    const sb = await t.create({ network: 'egress' });
+    // The red team's way (stop 24): the sandbox's root owns `/`, renamed a plain /.warden (the
+    // runner's mount went with it) and planted a runner of its own where Warden starts one.
+    const tried = await sh(
+      sb.id,
+      'chmod u+w /; for m in "/.warden /.w2" "/.warden/runner /.warden/r2" "/.warden/egress /.warden/e2"; do mv $m 2>&1 | grep -c busy; done',
+    );
+    expect(tried.out).toBe('1\n1\n1\n');
+    expect((await sh(sb.id, 'echo still mine')).out).toBe('still mine\n');
+  });
+
   it("gives the sandbox's root an unprivileged host uid", async () => {
     const sb = await t.create();
     const status = readFileSync(`/proc/${await hostPid(sb.id)}/status`, 'utf8');
