@@ -50,12 +50,12 @@ export function boundTcpMemory(pid: number, bytes = SANDBOX_TCP_MEMORY_BYTES): T
  * first process is `sandboxPid`, so the sockets it makes count in that sandbox's bound. Throws why not.
  */
 export function joinSandboxMemory(sandboxPid: number, pid: number): void {
-  const where = tcpLimitFileOf(readFileSync(`/proc/${sandboxPid}/cgroup`, 'utf8'));
+  const procCgroup = readFileSync(`/proc/${sandboxPid}/cgroup`, 'utf8');
+  const where = tcpLimitFileOf(procCgroup);
   if ('why' in where) throw new Error(where.why);
+  // v2: the one line is "0::/path"; v1: the memory controller's directory holds the limit file.
   const dir =
-    'v2' in where
-      ? `/sys/fs/cgroup${readFileSync(`/proc/${sandboxPid}/cgroup`, 'utf8').trim().slice(3)}`
-      : where.file.slice(0, -'/memory.kmem.tcp.limit_in_bytes'.length);
+    'v2' in where ? `/sys/fs/cgroup${procCgroup.trim().slice(3)}` : where.file.slice(0, -'/memory.kmem.tcp.limit_in_bytes'.length);
   writeFileSync(`${dir}/cgroup.procs`, String(pid));
 }
 
