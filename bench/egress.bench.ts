@@ -19,7 +19,9 @@ import { machineLine, summarize, writeResultsSection } from './results-file.js';
 import { proxyCeiling } from './proxy-ceiling.js';
 
 const MB = Number(process.env.BENCH_EGRESS_MB ?? 100);
-const RUNS = Number(process.env.BENCH_EGRESS_RUNS ?? 5);
+// Nine pairs: one 100 MB download takes about a tenth of a second here, and the p50 of five moved by
+// a tenth between runs on this shared machine.
+const RUNS = Number(process.env.BENCH_EGRESS_RUNS ?? 9);
 const SMALL = Number(process.env.BENCH_EGRESS_SMALL ?? 60);
 const RUNTIME = process.env.BENCH_EGRESS_RUNTIME as 'runc' | 'runsc' | undefined;
 
@@ -104,7 +106,7 @@ try {
     `## Egress (issue 14)${RUNTIME === 'runsc' ? ', under gVisor' : ''}`,
     '',
     machineLine(),
-    `A ${MB} MB download with curl from a server on this host, ${RUNS} runs each, interleaved: from an \`egress\` sandbox (past its first MiB, under runc, the relay hands the program's connection itself to the egress pump, which splices it to the origin; under gVisor the relay carries the bytes over the sandbox's Unix socket to the pump; \`WARDEN_EGRESS_HAND_OVER=off\` makes runc carry them that way too: ${process.env.WARDEN_EGRESS_HAND_OVER === 'off' ? 'set' : 'not set'}; name pinned by \`resolve\`) and from a \`nat\` sandbox (directly to host.containers.internal). Set-up: a small request, curl's time to first byte, ${SMALL} runs each. Runtime: ${RUNTIME ?? podman.info().defaultRuntime}. The origin server runs in its own process; ${load}.`,
+    `A ${MB} MB download with curl from a server on this host, ${RUNS} runs each, interleaved: from an \`egress\` sandbox (past its first MiB, under runc, the relay hands the program's connection itself to the egress pump, which splices it to the origin; under gVisor the relay carries the bytes over the sandbox's Unix socket to the pump; \`WARDEN_EGRESS_HAND_OVER=off\` makes runc carry them that way too: ${process.env.WARDEN_EGRESS_HAND_OVER === 'off' ? 'set' : 'not set'}; name pinned by \`resolve\`; the relay's side of the program's loopback hop unpaced, Reno whatever the host's default: \`resources/runner/runner.h\`) and from a \`nat\` sandbox (directly to host.containers.internal). Set-up: a small request, curl's time to first byte, ${SMALL} runs each. Runtime: ${RUNTIME ?? podman.info().defaultRuntime}. The origin server runs in its own process; ${load}.`,
     '',
     '| figure | egress p50 | egress p95 | nat p50 (baseline) | result | target |',
     '|---|---|---|---|---|---|',
@@ -115,7 +117,7 @@ try {
     ...(ratio < 0.8 || paired.p50 < 0.8
       ? [
           '',
-          `Under the target in this run. Where the bytes go: under runc the program's own socket is spliced to the origin's by the pump on the host (one extra TCP connection against nat's veth pair); under gVisor (${(RUNTIME ?? podman.info().defaultRuntime) === 'runsc' ? 'this run' : 'not this run'}) the relay in the sandbox also carries every byte over the Unix socket (and gVisor's netstack every byte of both). Earlier carriers: frames over an engine exec (ratio 0.16, 2026-11-26); the relay carrying bytes under runc (0.50 idle, 2026-11-27; 0.55-0.89 under load later that day, interleaved with the hand-over).`,
+          `Under the target in this run. Where the bytes go: under runc the program's own socket is spliced to the origin's by the pump on the host (one extra TCP connection and one more busy process against nat's veth pair); under gVisor (${(RUNTIME ?? podman.info().defaultRuntime) === 'runsc' ? 'this run' : 'not this run'}) the relay in the sandbox also carries every byte over the Unix socket (and gVisor's netstack every byte of both). Earlier carriers: frames over an engine exec (ratio 0.16, 2026-11-26); the relay carrying bytes under runc (0.50 idle, 2026-11-27; 0.55-0.89 under load later that day, interleaved with the hand-over); the hand-over with the loopback hop paced by BBR, this host's default (0.54-0.85, 2026-11-27 and 28).`,
         ]
       : []),
   ].join('\n');

@@ -244,6 +244,9 @@ int pump_main(void) {
       int size = SOCKET_BUFFER;
       if (setsockopt(sandbox_fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof size) < 0)
         setsockopt(sandbox_fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+      /* Where it is the program's TCP socket, unpaced (runner.h; the relay's listener set it too, but
+       * a pump may be given any connected socket); on the relay's Unix socket this does nothing. */
+      setsockopt(sandbox_fd, IPPROTO_TCP, TCP_CONGESTION, EGRESS_LOOPBACK_CONGESTION, sizeof EGRESS_LOOPBACK_CONGESTION - 1);
       in.dst = out.src = sandbox_fd;
       deep = 1;
     }

@@ -267,6 +267,44 @@ print(len(got), sorted(set(got)))
     (await w.t.engine.connection.libpod<LibpodInspect>('GET', `/containers/${sb.id}/json`, undefined, 'inspect')).State.Pid;
   const fetchOnce = async () => (await sh(`curl -sS --max-time 60 http://allowed.test:${httpPort}/again`)).out;
 
+  // runc only: its network namespace is the host kernel's, read from the host with ss.
+  it.runIf(runtime === 'runc')("does not pace the program's loopback hop to its relay, whatever the sandbox's default", async () => {
+    const pid = await firstPid();
+    const inNetns = (...cmd: string[]) => {
+      const r = spawnSync('nsenter', ['-t', String(pid), '-n', ...cmd], { encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`nsenter ${cmd.join(' ')}: ${r.stderr}`);
+      return r.stdout;
+    };
+    // Another default, as on hosts whose default is BBR (a new namespace takes the host's): the
+    // relay's side of each connection must not follow it (runner.h, EGRESS_LOOPBACK_CONGESTION).
+    const before = inNetns('sysctl', '-n', 'net.ipv4.tcp_congestion_control').trim();
+    // A namespace may take only what the host allows (cubic on most hosts, bbr here).
+    const allowed = readFileSync('/proc/sys/net/ipv4/tcp_allowed_congestion_control', 'utf8').trim().split(/\s+/);
+    const other = allowed.find((name) => name !== 'reno');
+    if (!other)
+      throw new Error(`this host allows no congestion control but reno (${allowed.join(' ')}): nothing to tell the relay's apart from`);
+    inNetns('sysctl', '-qw', `net.ipv4.tcp_congestion_control=${other}`);
+    try {
+      const held = sh(`python3 -c "
+import os, socket, time
+s = socket.create_connection(('127.0.0.1', 3128))
+while not os.path.exists('/tmp/hop-done'): time.sleep(0.05)
+print(s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b'\\0').decode())
+"`);
+      let relaySide = '';
+      while (!relaySide) {
+        await new Promise((r) => setTimeout(r, 20)); // the exec above is sent from this event loop
+        relaySide = inNetns('ss', '-tinH', 'state', 'established', 'src', '127.0.0.1:3128');
+      }
+      await sh('touch /tmp/hop-done');
+      expect((await held).out).toBe(`${other}\n`); // the program's own socket: the namespace's default
+      expect(relaySide).toMatch(/^\s+reno /m);
+    } finally {
+      inNetns('sysctl', '-qw', `net.ipv4.tcp_congestion_control=${before}`);
+      await sh('rm -f /tmp/hop-done');
+    }
+  });
+
   it("makes Warden's side of its connections from inside its memory cgroup, so they count in its TCP memory bound", async () => {
     const pid = await firstPid();
     const dialer = dialerFor(pid);

@@ -18,6 +18,7 @@ const RUNNER = join(process.cwd(), 'out', 'runner', 'warden-runner');
 
 const RELAY = String.raw`
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,8 @@ const RELAY = String.raw`
 #include <unistd.h>
 static int tcp_to(int port) {
   int s = socket(AF_INET, SOCK_STREAM, 0);
+  /* A congestion control other than the one the pump gives the program's socket (root may pick any). */
+  setsockopt(s, IPPROTO_TCP, TCP_CONGESTION, "cubic", 5);
   struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
   return connect(s, (struct sockaddr *)&a, sizeof a) == 0 ? s : -1;
 }
@@ -164,6 +167,9 @@ describe.runIf(existsSync(RUNNER))('the egress pump takes a handed-over connecti
     expect(ss).toContain(`rb${2 * DESTINATION_BUFFER},`);
     expect(ss).toContain(`tb${2 * DESTINATION_BUFFER},`);
     expect(userTimeoutOf(pump.pid!, 4)).toBe(DESTINATION_STALL_MS);
+    // The program's socket, a loopback hop, is not paced: the pump made it Reno (runner.h).
+    const programHop = execFileSync('ss', ['-tinH', 'dst', `127.0.0.1:${portOf(program)}`, 'src', `127.0.0.1:${programSide.remotePort}`]);
+    expect(programHop.toString()).toMatch(/^\s+reno /m);
     atDestination.end('answer');
     expect(await back).toBe('answer');
     expect(await ended).toMatch(/^(out|in) \d+\n(out|in) \d+\nend \n$/);
