@@ -1,8 +1,9 @@
-// What any proxy costs on this machine, with no sandbox in the way: a download from the bench's
-// origin over one loopback TCP connection, against the same download through Warden's egress pump
-// joining two (the client's to a listener here, and one to the origin), interleaved. The egress path
-// cannot be faster than this second figure, whatever the sandbox side does: it is the ceiling of a
-// design in which a host process carries the bytes between two connections.
+// What carrying the bytes in a host process costs on this machine, with no sandbox in the way: a
+// download from the bench's origin over one loopback TCP connection, against the same download
+// through Warden's egress pump joining two (the client's to a listener here, and one to the origin),
+// interleaved. Not a ceiling for the egress path: there the pump's second connection is on the
+// sandbox's own loopback, where the host's netfilter (conntrack, loaded for Podman's networks) does
+// not look at every packet as it does here, and the egress path measured faster than this figure.
 import { spawn } from 'node:child_process';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
