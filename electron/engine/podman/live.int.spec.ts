@@ -8,15 +8,10 @@ import { openTerminal } from './terminal-session.js';
 import { collectExec } from './exec-session.js';
 import type { EngineEvent } from '../../../shared/types/engine.js';
 import type { StatsSample } from '../../../shared/types/stats.js';
+import { localPodmanEnv } from './owned-service.js';
 
 let t: TestEngine;
 
-/** The podman CLI talking to local storage directly, as a user at a terminal would. */
-function localEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  delete env.CONTAINER_HOST;
-  return env;
-}
 beforeAll(async () => {
   t = await openTestEngine();
 });
@@ -44,9 +39,9 @@ describe('engine events', () => {
       await until('start event', () => events.find((e) => e.sandboxId === sb.id && e.kind === 'start'));
       // Podman 4.3 may refuse the first removal while its shm is still busy (containers/podman#11594,
       // see container-removal.ts); a person would run the command again, and so does the spec.
-      let rm = spawnSync('podman', ['rm', '-f', '-t', '0', sb.name], { encoding: 'utf8', env: localEnv() });
+      let rm = spawnSync('podman', ['rm', '-f', '-t', '0', sb.name], { encoding: 'utf8', env: localPodmanEnv() });
       for (let tries = 1; rm.status !== 0 && /device or resource busy/.test(rm.stderr) && tries < 5; tries++)
-        rm = spawnSync('podman', ['rm', '-f', '-t', '0', sb.name], { encoding: 'utf8', env: localEnv() });
+        rm = spawnSync('podman', ['rm', '-f', '-t', '0', sb.name], { encoding: 'utf8', env: localPodmanEnv() });
       expect(rm.status, rm.stderr).toBe(0);
       const removed = await until('remove event', () => events.find((e) => e.sandboxId === sb.id && e.kind === 'remove'));
       expect(removed.name).toBe(sb.name);
@@ -80,7 +75,7 @@ describe('engine events', () => {
           'true',
         ],
         {
-          env: localEnv(),
+          env: localPodmanEnv(),
         },
       );
       const mine = await t.create();

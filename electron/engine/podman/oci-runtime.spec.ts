@@ -30,6 +30,7 @@ function inspectOf(
     Name: 'box',
     Created: '2026-01-01T00:00:00Z',
     ImageName: 'img',
+    Image: 'c0ffee',
     OCIRuntime: ociRuntime,
     State: { OOMKilled: false, StartedAt: '2026-01-01T00:00:00Z', Pid: 0, ...state },
     Config: { Labels: { 'warden.managed': 'true', 'warden.runtime': runtimeLabel } },

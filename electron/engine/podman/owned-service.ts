@@ -16,8 +16,8 @@ export function ownedLogPath(home: string, runtime?: string): string {
   return join(home, 'run', runtime ? `podman-service-${runtime}.log` : 'podman-service.log');
 }
 
-/** With CONTAINER_HOST set, the podman command turns into a remote client without --runtime or service. */
-function localPodmanEnv(): NodeJS.ProcessEnv {
+/** With CONTAINER_HOST set, the podman command turns into a remote client without --runtime or service: this is the environment of the podman CLI on this machine's own storage, as a person at a terminal runs it. */
+export function localPodmanEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   delete env.CONTAINER_HOST;
   delete env.CONTAINER_CONNECTION;

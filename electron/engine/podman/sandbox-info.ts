@@ -23,6 +23,8 @@ export interface LibpodInspect {
   Name: string;
   Created: string;
   ImageName: string;
+  /** The id of the image it was made from. */
+  Image: string;
   OCIRuntime: string;
   State: { Status: string; OOMKilled: boolean; ExitCode: number; StartedAt: string; Pid: number };
   Config: { Labels: Record<string, string> | null };

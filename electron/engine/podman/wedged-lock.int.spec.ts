@@ -12,18 +12,13 @@ import { PodmanEngine } from './podman-engine.js';
 import { LABEL } from './labels.js';
 import { useTestEngine } from '../../test-support/podman-fixture.js';
 import { TEST_LABEL_KEY } from '../../test-support/test-label.js';
+import { localPodmanEnv } from './owned-service.js';
 
 const t = useTestEngine();
 const dir = mkdtempSync(join(tmpdir(), 'warden-wedge-rt-'));
 const hang = join(dir, 'hang');
 const entered = join(dir, 'entered');
 let stuckExec: ChildProcess | null = null;
-/** The podman CLI on this machine's storage, not as a client of CONTAINER_HOST (a client takes no --runtime). */
-const localEnv = (): NodeJS.ProcessEnv => {
-  const env = { ...process.env };
-  delete env.CONTAINER_HOST;
-  return env;
-};
 const exited = (child: ChildProcess | null) =>
   child && child.exitCode === null && child.signalCode === null ? new Promise((resolve) => child.once('exit', resolve)) : Promise.resolve();
 
@@ -79,7 +74,7 @@ describe('a sandbox whose runtime hangs (Podman holds its lock)', () => {
         '--label', `${LABEL.managed}=true`, '--label', `${LABEL.home}=${t.engine.sandboxes.homeId}`, '--label', `${TEST_LABEL_KEY}=${t.runId}`,
         t.engine.sandboxes.defaultImage, 'sleep', 'infinity',
       ],
-      { encoding: 'utf8', env: localEnv() },
+      { encoding: 'utf8', env: localPodmanEnv() },
     ); // prettier-ignore
     expect(run.status, run.stderr).toBe(0);
     const stuckId = run.stdout.trim();
@@ -91,7 +86,7 @@ describe('a sandbox whose runtime hangs (Podman holds its lock)', () => {
       await engine.sandboxes.inspect(fine.id);
       writeFileSync(hang, '');
       const inPlace = wedgeEntered();
-      stuckExec = spawn('podman', ['exec', stuckId, 'true'], { stdio: 'ignore', env: localEnv() });
+      stuckExec = spawn('podman', ['exec', stuckId, 'true'], { stdio: 'ignore', env: localPodmanEnv() });
       await inPlace;
       try {
         const rows = await engine.sandboxes.list();
@@ -105,7 +100,7 @@ describe('a sandbox whose runtime hangs (Podman holds its lock)', () => {
       engine.close();
       // Removed here, while its runtime wrapper is still there to stop it (the fixture's sweep comes after the folder is gone).
       await exited(stuckExec);
-      spawnSync('podman', ['rm', '-f', '-t', '0', stuckId], { stdio: 'ignore', env: localEnv() });
+      spawnSync('podman', ['rm', '-f', '-t', '0', stuckId], { stdio: 'ignore', env: localPodmanEnv() });
     }
   });
 });

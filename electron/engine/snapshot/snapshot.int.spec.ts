@@ -14,6 +14,7 @@ import { collectExec } from '../podman/exec-session.js';
 import { Gateway } from '../gateway/gateway.js';
 import { loadPolicy } from '../gateway/policy-load.js';
 import { TEST_LABEL_KEY } from '../../test-support/test-label.js';
+import { localPodmanEnv } from '../podman/owned-service.js';
 
 let w: TestWarden | undefined;
 let hostDir: string;
@@ -57,6 +58,19 @@ describe('snapshots', () => {
 
     const snap = await engine.snapshots.snapshot(sb.name, 'before');
     imageIds.push(snap.imageId);
+    // A person may run the image by hand: it carries its base image's entrypoint and command, not
+    // Warden's keep-alive (a runner that is there only when Warden mounts it).
+    const byHand = spawnSync(
+      'podman',
+      ['--runtime', 'runc', 'run', '--rm', '--network', 'none', '--ulimit', 'nofile=4096:4096', '--ulimit', 'nproc=4096:4096'].concat([
+        snap.imageId,
+        'wc',
+        '-c',
+        '/opt/x',
+      ]),
+      { encoding: 'utf8', env: localPodmanEnv() },
+    );
+    expect(byHand.stdout, byHand.stderr).toBe('5000 /opt/x\n');
     expect(snap).toMatchObject({ sandbox: sb.name, sandboxId: sb.id, tag: 'before', takenBy: 'tester' });
     expect(archiveDigest(engine.snapshots.store.archivePath(sb.name, 'before')).sha256).toBe(snap.workspaceSha256);
     expect(snap.workspaceBytes).toBeGreaterThan(300_000);

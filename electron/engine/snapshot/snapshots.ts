@@ -21,6 +21,7 @@ import { infoOf, ownerOf, ownerOfLabels, SnapshotStore, specOf } from './snapsho
 import type { SnapshotManifest, SnapshotScope, SnapshotSpec } from './snapshot-store.js';
 import { ensureRoomFor } from './free-space.js';
 import { defaultTag, imageRepo } from './snapshot-names.js';
+import { baseImageChanges } from './image-config.js';
 
 interface ImageInspect {
   Id: string;
@@ -95,7 +96,8 @@ export class Snapshots {
       const workspace = await archiveWorkspace(this.conn, info.id, this.store.archivePath(name, t, owner), this.archiveBound(info));
       const raw = await this.conn.libpod<LibpodInspect>('GET', `/containers/${info.id}/json`, undefined, `sandbox ${name}`);
       const image = `${imageRepo(info.id)}:${t}`;
-      const query = `container=${info.id}&repo=${encodeURIComponent(imageRepo(info.id))}&tag=${encodeURIComponent(t)}&pause=true`;
+      const changes = (await baseImageChanges(this.conn, raw.Image)).map((c) => `&changes=${encodeURIComponent(c)}`).join('');
+      const query = `container=${info.id}&repo=${encodeURIComponent(imageRepo(info.id))}&tag=${encodeURIComponent(t)}&pause=true${changes}`;
       imageId = (await this.conn.libpod<{ Id: string }>('POST', `/commit?${query}`, undefined, `snapshot of ${name}`)).Id;
       const inspect = await this.imageInspect(imageId);
       this.mapIds(raw, inspect);
