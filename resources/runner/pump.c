@@ -22,6 +22,12 @@
  * at most N more bytes from the sandbox and no EOF (a plain HTTP request body). It ends when the
  * destination's side has ended and been passed on (and, for a tunnel, the sandbox's too), on any
  * error ("end ERROR" on stdout), or when Warden goes (its stdin closes).
+ *
+ * SANDBOX_PID (the sandbox's first process, when Warden knows it): the pump also ends, with "end the
+ * sandbox stopped", once that process has (a pidfd). The sockets it holds can outlive every process of
+ * the sandbox: a program may hand over one end of a loopback pair of its own and the other end to a
+ * second pump, and exit, and nothing of the sandbox would then ever close them (stop 25's red team:
+ * six pumps and the removed sandbox's network namespace still there 85 s later, no `net.closed`).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -85,6 +91,8 @@ static const char *side(int fd) { return fd == 4 ? "destination" : "sandbox side
 /* The sandbox's side closed or reset under a write: its program left, which Warden judges (a tunnel's
  * program may leave whenever it likes), so it is said as that and not as an error of the path. */
 #define GONE "gone"
+/* Its sandbox's first process ended (stopped, removed, or killed): whatever it holds has nobody behind it. */
+#define SANDBOX_STOPPED "the sandbox stopped"
 
 static const char *failed_with(int fd, int err) {
   if (fd != 4 && (err == EPIPE || err == ECONNRESET)) return GONE;
@@ -213,11 +221,13 @@ static int read_go(long long *limit, int *hand_over) {
   return sscanf(line, "go %lld %d%c", limit, hand_over, &nl) == 3 && nl == '\n' && *limit >= -1 && (*hand_over == 0 || *hand_over == 1);
 }
 
-int pump_main(void) {
+int pump_main(const char *sandbox_pid) {
   /* Gone with Warden: a pump that the sandbox blocks (it holds a copy of the program's socket) must not outlive it. */
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   /* Only its stdio and the two sockets: nothing else its launcher left open (close_range, Linux 5.9). */
   syscall(SYS_close_range, 5U, ~0U, 0U);
+  /* Taken before anything is carried: a sandbox already gone is told at the first poll. */
+  int sandbox = sandbox_pid ? (int)syscall(SYS_pidfd_open, atoi(sandbox_pid), 0) : -1;
   long long limit;
   int hand_over;
   if (!read_go(&limit, &hand_over)) return 0; /* not needed after all (Warden carried it on), or Warden went */
@@ -236,6 +246,7 @@ int pump_main(void) {
   setsockopt(4, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
   setsockopt(4, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
   setsockopt(4, IPPROTO_TCP, TCP_USER_TIMEOUT, &stall, sizeof stall);
+  if (sandbox_pid && sandbox < 0) finish(&in, &out, SANDBOX_STOPPED);
   int awaiting = hand_over; /* the program's socket is yet to come from the relay */
   int deep = 0;             /* the sandbox's side has its deep send buffer */
   for (;;) {
@@ -253,8 +264,8 @@ int pump_main(void) {
     /* A plain request's body is done once its length is through: the sandbox's later bytes stay unread. */
     if (!awaiting && out.limit == 0 && !out.in_pipe) out.done = 1;
     if (in.done && out.done) finish(&in, &out, NULL);
-    struct pollfd fds[5] = {{.fd = 0, .events = POLLIN}};
-    int n = 1;
+    struct pollfd fds[6] = {{.fd = 0, .events = POLLIN}, {.fd = sandbox, .events = POLLIN}};
+    int n = 2;
     int idx[2][2];
     for (int i = 0; i < 2; i++) {
       struct dir *d = dirs[i];
@@ -270,6 +281,7 @@ int pump_main(void) {
       finish(&in, &out, strerror(errno));
     }
     if (fds[0].revents) finish(&in, &out, "Warden went away");
+    if (fds[1].revents) finish(&in, &out, SANDBOX_STOPPED);
     for (int i = 0; i < 2; i++) {
       short se = fds[idx[i][0]].revents, de = fds[idx[i][1]].revents;
       if ((se | de) & POLLERR) {

@@ -176,7 +176,7 @@ int exec_count(void);
 /* relay.c: the egress-relay mode. */
 int relay_main(const char *port, const char *socket_path, int hand_over);
 /* pump.c: the egress-pump mode (run on the host by Warden's egress proxy). */
-int pump_main(void);
+int pump_main(const char *sandbox_pid);
 /* dialer.c: the egress-dialer mode (on the host, one per egress sandbox, in its memory cgroup). */
 int dialer_main(const char *timeout_ms, const char *sandbox_pid);
 

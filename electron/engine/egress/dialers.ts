@@ -50,6 +50,11 @@ export class Dialers {
     return { bounded: false, why: entry && 'why' in entry ? entry.why : 'no dialer runs for it' };
   }
 
+  /** The sandbox's first process its dialer follows, or null where none is known. */
+  pidOf(containerId: string): number | null {
+    return this.entries.get(containerId)?.pid ?? null;
+  }
+
   close(containerId: string): void {
     const entry = this.entries.get(containerId);
     this.entries.delete(containerId);

@@ -16,6 +16,12 @@ import { askHandOver } from './hand-over.js';
 /** Moved through Node before a connection goes to the pump. */
 export const HANDOFF_BYTES = 1024 * 1024;
 
+export interface Pump {
+  path: string;
+  /** Asked when the pump starts (after the connection was dialled, so a dialer that followed a restart has the new pid). */
+  sandboxPid: () => number | null;
+}
+
 export interface Carry {
   client: Duplex;
   upstream: Socket;
@@ -27,8 +33,8 @@ export interface Carry {
   cutWhy(): string | null;
   /** The error to record when the sandbox side closes first (null: not an error). */
   clientGone(): string | null;
-  /** Host path of the runner binary (the pump), or null: everything goes through Node. */
-  pump: string | null;
+  /** The pump (the runner binary's host path, and the sandbox's first process when known, which it ends with), or null: everything goes through Node. */
+  pump: Pump | null;
   /** Once, when both sides are closed. */
   done(error: string | null): void;
 }
@@ -155,8 +161,10 @@ export function carry(o: Carry): void {
   }
 
   /** Starts the pump while Node goes on carrying: a transfer never waits for a process to start. */
-  function startPump(pump: string): void {
-    const child = spawn(pump, ['egress-pump'], { stdio: ['pipe', 'pipe', 'ignore', client as Socket, upstream] });
+  function startPump(pump: Pump): void {
+    const pid = pump.sandboxPid();
+    const args = ['egress-pump', ...(pid === null ? [] : [String(pid)])];
+    const child = spawn(pump.path, args, { stdio: ['pipe', 'pipe', 'ignore', client as Socket, upstream] });
     standby = child;
     child.stdin!.on('error', () => undefined);
     child.once('spawn', () => {

@@ -25,6 +25,8 @@ export interface EgressProxyOptions {
   resolve?: Resolver;
   /** Host path of the runner binary, whose egress-pump carries large transfers (egress-carry.ts); null or absent: Node carries all. */
   pump?: string | null;
+  /** The sandbox's first process as this process knows it now (its dialer's), which its pumps end with; absent or null: not known. */
+  sandboxPid?: (sandboxId: string) => number | null;
   /** How this sandbox's connections to destinations are made (its dialer: sandbox-dialer.ts); absent: from this process. */
   dial?: (sandboxId: string) => Dial;
 }
@@ -60,7 +62,7 @@ export class EgressProxy {
       record: this.options.record,
       meter,
       // A bounded run's bytes stay where each chunk is counted before it passes: the pump's deep buffers would carry past the budget.
-      pump: meter?.bounded ? null : (this.options.pump ?? null),
+      pump: meter?.bounded || !this.options.pump ? null : { path: this.options.pump, sandboxPid: () => this.options.sandboxPid?.(sandboxId) ?? null },
       dial: this.options.dial?.(sandboxId) ?? dialHere,
     };
     if (request.start[0] === 'CONNECT') await openTunnel(ctx, request.start[1], stream, head.rest);

@@ -7,7 +7,7 @@ import type { Duplex } from 'node:stream';
 import { answerAndClose, ConnectionRecord, rawResponse, refusal, type EgressMeter, type EgressRecorder } from './connection-record.js';
 import { parseAuthority } from './destination.js';
 import { decideConnection, type ConnectionContext } from './egress-ask.js';
-import { carry } from './egress-carry.js';
+import { carry, type Pump } from './egress-carry.js';
 import { boundDestination } from './hand-over.js';
 import { dialDecided, type Dial } from './sandbox-dialer.js';
 import { MAX_CLIENT_HELLO_BYTES, parseClientHello, UNRECOGNIZED_NAME_ALERT } from './tls-sni.js';
@@ -18,8 +18,8 @@ const HELLO_WAIT_MS = 15_000;
 export interface TunnelContext extends ConnectionContext {
   record: EgressRecorder;
   meter: EgressMeter | null;
-  /** Host path of the runner binary, which carries large transfers (egress-carry.ts); null: Node carries all. */
-  pump: string | null;
+  /** The runner binary's pump, which carries large transfers (egress-carry.ts); null: Node carries all. */
+  pump: Pump | null;
   /** Connects to the destination, with the sandbox's dialer where it has one (sandbox-dialer.ts). */
   dial: Dial;
 }

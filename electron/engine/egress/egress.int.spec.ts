@@ -438,6 +438,54 @@ while not os.path.exists('/tmp/stall-done'):
     },
   );
 
+  it.runIf(handedOver)("ends the pumps of a sandbox's connections when the sandbox goes, whatever they hold", async () => {
+    // Stop 25's red team: a program speaks for the relay on two connections and hands over the two
+    // ends of a loopback pair of its own, then exits. Nothing of the sandbox holds those sockets any
+    // more, so nothing closes them: the pumps outlived the removed sandbox (and kept its network
+    // namespace) until Warden exited, with no net.closed. They now end with its first process.
+    const other = await w.t.create({ network: 'egress', runtime });
+    const pumpsOf = (pid: number) =>
+      readdirSync('/proc').filter((p) => {
+        try {
+          const argv = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
+          return argv[1] === 'egress-pump' && argv[2] === String(pid);
+        } catch {
+          return false; // gone meanwhile
+        }
+      });
+    const pid = (await w.t.engine.connection.libpod<LibpodInspect>('GET', `/containers/${other.id}/json`, undefined, 'inspect')).State.Pid;
+    const r = await w.t.sh(
+      other.id,
+      `python3 -c "
+import os, socket
+listener = socket.socket(); listener.bind(('127.0.0.1', 0)); listener.listen(1)
+x = socket.create_connection(listener.getsockname()); y, _ = listener.accept()
+for end in (x, y):
+    u = socket.socket(socket.AF_UNIX); u.connect('/.warden/egress/proxy.sock')
+    u.sendall(b'\\x01GET http://allowed.test:${httpPort}/big HTTP/1.1\\r\\nHost: allowed.test:${httpPort}\\r\\n\\r\\n')
+    while True:
+        data, fds, _, _ = socket.recv_fds(u, 65536, 4)
+        for fd in fds: os.close(fd)
+        if fds or not data: break
+    print('marker' if fds else 'no marker')
+    socket.send_fds(u, [b'F'], [end.fileno()])
+"`,
+    );
+    expect(r.out).toBe('marker\nmarker\n');
+    // Both pumps carry on after the program that made them left: the sandbox still runs.
+    while (pumpsOf(pid).length < 2) await new Promise((res) => setTimeout(res, 20));
+    const connIds = w.ledger.entries({ kind: 'net.connect', sandboxId: other.id }).map((e) => (e.payload as NetConnectPayload).connId);
+    expect(connIds).toHaveLength(2);
+    await w.t.engine.sandboxes.destroy(other.id);
+    while (pumpsOf(pid).length > 0) await new Promise((res) => setTimeout(res, 20));
+    const closed = () => w.ledger.entries({ kind: 'net.closed', sandboxId: other.id }).map((e) => e.payload as NetClosedPayload);
+    while (closed().length < 2) await new Promise((res) => setTimeout(res, 20));
+    expect(closed().map((c) => [connIds.includes(c.connId), c.error])).toEqual([
+      [true, 'the sandbox stopped'],
+      [true, 'the sandbox stopped'],
+    ]);
+  });
+
   it.runIf(runtime === 'runc' && descriptorsRefusable())(
     'refuses a descriptor sent on its socket outside a hand-over: none ever reaches Warden',
     async () => {

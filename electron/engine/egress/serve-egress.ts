@@ -65,6 +65,7 @@ export function serveEgress(conn: PodmanConnection, audit: AuditSink, home: stri
     // egress-dialer makes a sandbox's connections inside the sandbox's memory cgroup.
     pump: runner,
     dial: (sandboxId) => registry.dialers.dialFor(sandboxId),
+    sandboxPid: (sandboxId) => registry.dialers.pidOf(sandboxId),
     record: (sandboxId, kind, payload) => {
       detached(() => appendDurably(audit, [{ actor: 'system', sandboxId, kind, payload }])).catch(warn(kind));
     },
