@@ -282,7 +282,7 @@ export const NetClosedPayloadSchema = z
     connId: z.string(),
     host: z.string(),
     port: z.number().int(),
-    /** From the sandbox to the destination, and back (payload bytes, after the proxy's own headers). */
+    /** From the sandbox to the destination, and back: what passed each way, plain HTTP's heads included (not the proxy's own answers, such as CONNECT's 200). */
     bytesOut: z.number().int().min(0),
     bytesIn: z.number().int().min(0),
     durationMs: z.number().min(0),

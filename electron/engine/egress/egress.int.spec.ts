@@ -750,6 +750,39 @@ done`,
     }
   });
 
+  it("counts plain HTTP's heads in a run's egressBytes budget", async () => {
+    // Stop 25's red team: 400 requests with 58 KiB of headers each went out in a run with a 10 MiB
+    // budget, all answered, and the run could still download its whole budget after.
+    const before = gateway.policy;
+    gateway.policy = { ...before, budgets: { ...before.budgets, egressBytes: 100_000 } };
+    const ctx = { agent: 'user', trusted: true, runKey: `heads-${runtime}` };
+    try {
+      const out: Buffer[] = [];
+      const script = `
+import socket
+pad = ''.join('X-Pad-%d: %s\\r\\n' % (i, 'a' * 950) for i in range(12))
+for i in range(14):
+    s = socket.create_connection(('127.0.0.1', 3128))
+    s.sendall(('GET http://allowed.test:${httpPort}/again HTTP/1.1\\r\\nHost: allowed.test:${httpPort}\\r\\n' + pad + '\\r\\n').encode())
+    answer = b''
+    while True:
+        try: data = s.recv(65536)
+        except OSError: data = b''
+        if not data: break
+        answer += data
+    print(answer.split(b'\\r\\n')[0].decode() or 'cut', answer.split(b'\\r\\n\\r\\n')[-1].decode().strip())
+`;
+      await gateway.exec(ctx, sb.id, { cmd: ['python3', '-c', script] }, { onStdout: (c) => void out.push(c) });
+      const lines = Buffer.concat(out).toString().trim().split('\n');
+      // About 11.7 KB each way per request (under the origin's 16 KiB of head): the ninth crosses
+      // 100,000 bytes, and none after it is answered.
+      expect(lines.filter((l) => l.startsWith('HTTP/1.1 200')).length).toBeLessThanOrEqual(9);
+      expect(lines.at(-1)).toMatch(/^HTTP\/1\.1 403 .*used its egressBytes budget \(100000 bytes\)$/);
+    } finally {
+      gateway.policy = before;
+    }
+  });
+
   it('is adopted by a long-lived door (watch) when an earlier process started it', async () => {
     await egressOf(w.t.engine.connection).forget(sb.id);
     await adoptEgress(w.t.engine.connection, w.engine.listSandboxes());
