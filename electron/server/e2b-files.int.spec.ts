@@ -174,15 +174,25 @@ describe('files.rename of a directory', () => {
 /** A watch's events as they come, and a way to wait for the one a step makes (never a time). */
 function collector() {
   const seen: string[] = [];
-  const waiting: { want: string; resolve: () => void }[] = [];
+  const waiting: { want: string; resolve: () => void; reject: (err: Error) => void }[] = [];
+  let ended: Error | null = null;
   const onEvent = (e: FilesystemEvent) => {
     const key = `${e.type} ${e.name}`;
     seen.push(key);
     for (const w of waiting.filter((w) => w.want === key)) w.resolve();
   };
+  // A watch that ends says why at once, instead of leaving its awaited event to the spec's timeout.
+  const onExit = (err?: Error) => {
+    ended = new Error(`the watch ended (${err?.message ?? 'no error'}) before: ${waiting.map((w) => w.want).join(', ')}`);
+    for (const w of waiting.splice(0)) w.reject(ended);
+  };
   const next = (want: string) =>
-    seen.includes(want) ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ want, resolve }));
-  return { seen, onEvent, next };
+    seen.includes(want)
+      ? Promise.resolve()
+      : ended
+        ? Promise.reject(ended)
+        : new Promise<void>((resolve, reject) => waiting.push({ want, resolve, reject }));
+  return { seen, onEvent, onExit, next };
 }
 
 describe('files.watchDir (polled)', () => {
@@ -190,8 +200,8 @@ describe('files.watchDir (polled)', () => {
     await sbx.files.makeDir('w');
     const flat = collector();
     const deep = collector();
-    const flatWatch = await sbx.files.watchDir('w', flat.onEvent, { timeoutMs: 0 });
-    const deepWatch = await sbx.files.watchDir('/home/user/w', deep.onEvent, { recursive: true, timeoutMs: 0 });
+    const flatWatch = await sbx.files.watchDir('w', flat.onEvent, { timeoutMs: 0, onExit: flat.onExit });
+    const deepWatch = await sbx.files.watchDir('/home/user/w', deep.onEvent, { recursive: true, timeoutMs: 0, onExit: deep.onExit });
     await sbx.files.write('w/a.txt', 'one');
     await flat.next('create a.txt');
     await sbx.files.write('w/a.txt', 'two, longer');

@@ -21,6 +21,11 @@ import { entryInfo } from './envd-files.js';
 
 /** How often a watched tree is looked at again. */
 export const POLL_MS = 1000;
+/** Looks in a row the engine may fail before the watch ends with the last one's error. */
+const MAX_FAILED_LOOKS = 3;
+const REFUSALS = new Set(['E_POLICY_DENIED', 'E_UNAUTHORIZED', 'E_NOT_FOUND', 'E_BAD_INPUT', 'E_TOO_LARGE', 'E_CONFLICT']);
+/** Whether a failed look may pass: the engine's trouble, not an answer about the path or the agent. */
+const passing = (err: unknown) => !(err instanceof WardenError && REFUSALS.has(err.code));
 /** Watches one agent may hold open at once: each costs a walk in its sandbox every POLL_MS. */
 export const MAX_AGENT_WATCHES = 4;
 
@@ -89,6 +94,7 @@ export async function watchDir(
     send({ start: {} });
     const alive = setInterval(() => send({ keepalive: {} }), keepaliveMs);
     let known = snapshotOf(first.entries);
+    let failedLooks = 0;
     try {
       while (!stream.gone.aborted) {
         await new Promise<void>((resolve) => {
@@ -101,7 +107,17 @@ export async function watchDir(
           stream.gone.addEventListener('abort', done, { once: true });
         });
         if (stream.gone.aborted) break;
-        const now = snapshotOf(await gateway.files.look(ctx, sandboxId, first.path, depth));
+        let looked: TreeEntry[];
+        try {
+          looked = await gateway.files.look(ctx, sandboxId, first.path, depth);
+          failedLooks = 0;
+        } catch (err) {
+          // A look the engine could not answer (a busy host: a timeout, a runner being replaced) is
+          // tried at the next poll; a refusal, or a third failure in a row, ends the watch.
+          if (!passing(err) || ++failedLooks >= MAX_FAILED_LOOKS) throw err;
+          continue;
+        }
+        const now = snapshotOf(looked);
         for (const e of watchEvents(known, now)) {
           const entry = request.includeEntry && e.entry ? { entry: entryInfo(posix.dirname(posix.join(first.path, e.name)), e.entry) } : {};
           send({ filesystem: { name: e.name, type: e.type, ...entry } });
