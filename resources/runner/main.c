@@ -90,6 +90,7 @@ int main(int argc, char **argv) {
     return relay_main(argv[2], argv[3], argc == 5);
   if ((argc == 2 || argc == 3) && strcmp(argv[1], "egress-pump") == 0) return pump_main(argc == 3 ? argv[2] : NULL); /* on the host, for the proxy */
   if (argc == 4 && strcmp(argv[1], "egress-dialer") == 0) return dialer_main(argv[2], argv[3]); /* on the host, too */
+  if (argc == 3 && strcmp(argv[1], "seal-files") == 0) return seal_main(argv[2]); /* on the host, too */
   if (pipe2(sigpipe_fds, O_CLOEXEC | O_NONBLOCK) < 0) return 1;
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);

@@ -180,6 +180,9 @@ int pump_main(const char *sandbox_pid);
 /* dialer.c: the egress-dialer mode (on the host, one per egress sandbox, in its memory cgroup). */
 int dialer_main(const char *timeout_ms, const char *sandbox_pid);
 
+/* seal.c: the seal-files mode (on the host, after each start of a runc sandbox). */
+int seal_main(const char *pid);
+
 /*
  * A destination connection's socket buffers each way (the kernel doubles them): fixed, not grown by
  * autotuning, which lets one whose program stops reading reach tens of MiB of host memory. And bytes

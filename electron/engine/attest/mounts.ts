@@ -3,6 +3,7 @@
 // allowed are Podman's own small files, its init, device nodes, the root image, the workspace, and
 // in an `egress` sandbox only, its proxy socket's directory, read-only.
 import { EGRESS_MOUNT_PATH } from '../../../shared/contracts/runner.js';
+import { PODMAN_FILES } from '../podman/podman-files.js';
 
 /** Filesystems that hold nothing of the host's files. */
 const VIRTUAL_FS = new Set([
@@ -25,8 +26,8 @@ const VIRTUAL_FS = new Set([
   'configfs',
 ]);
 
-/** Files Podman puts in every container, and its init (read-only). */
-const PODMAN_FILES = new Set(['/etc/hosts', '/etc/resolv.conf', '/etc/hostname', '/run/.containerenv', '/run/podman-init', '/dev/init']);
+/** Files Podman puts in every container (read-only under runc once started: podman-files.ts), and its init (read-only). */
+const PODMAN_MOUNTED = new Set<string>([...PODMAN_FILES, '/run/podman-init', '/dev/init']);
 
 /** Warden's runner binary, bind-mounted read-only from the host into every sandbox (runner/runner-binary.ts). */
 const RUNNER_FILE = '/.warden/runner';
@@ -66,7 +67,7 @@ export function unexpectedHostMounts(entries: MountEntry[], workspace: string | 
   const bad: string[] = [];
   for (const m of entries) {
     if (VIRTUAL_FS.has(m.fsType) || m.mountPoint === '/') continue;
-    if (PODMAN_FILES.has(m.mountPoint) || m.mountPoint === CONTAINER_SHM || m.mountPoint === RUNNER_FILE) continue;
+    if (PODMAN_MOUNTED.has(m.mountPoint) || m.mountPoint === CONTAINER_SHM || m.mountPoint === RUNNER_FILE) continue;
     // Device nodes Podman binds from the host's devtmpfs, and /dev/null over masked /proc files.
     if (m.fsType === 'devtmpfs' && (m.mountPoint === '/dev' || m.mountPoint.startsWith('/dev/') || m.mountPoint.startsWith('/proc/')))
       continue;

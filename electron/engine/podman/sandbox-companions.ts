@@ -8,13 +8,25 @@ import { egressOf } from '../egress/egress-registry.js';
 import { LABEL } from './labels.js';
 import type { LibpodInspect } from './sandbox-info.js';
 import { boundTcpMemory } from './tcp-memory.js';
+import { runtimeFromInspect } from './oci-runtime.js';
+import { sealPodmanFiles } from './podman-files.js';
 
 /**
  * What a sandbox Warden just started (or restarted: a new cgroup) gets before the agent's first call:
- * its TCP memory bound (tcp-memory.ts), then, where it has Warden's runner mounted, its companions.
+ * its TCP memory bound (tcp-memory.ts), Podman's host files read-only under runc (podman-files.ts;
+ * `hostRunner` is the runner binary on the host), then, where it has Warden's runner mounted, its companions.
  */
-export async function settleStarted(conn: PodmanConnection, started: LibpodInspect, withRunner: boolean): Promise<void> {
+export async function settleStarted(
+  conn: PodmanConnection,
+  started: LibpodInspect,
+  withRunner: boolean,
+  hostRunner: string | null,
+): Promise<void> {
   boundTcpMemory(started.State.Pid);
+  if (hostRunner && runtimeFromInspect(started.OCIRuntime) === 'runc') {
+    const sealed = sealPodmanFiles(hostRunner, started.State.Pid);
+    if (!sealed.ok) process.stderr.write(`warden: Podman's files in sandbox ${started.Name} stay writable: ${sealed.why}\n`);
+  }
   if (withRunner) await startCompanions(conn, started.Id, started.Config.Labels?.[LABEL.network] === 'egress');
 }
 

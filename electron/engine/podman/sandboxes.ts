@@ -126,7 +126,7 @@ export class Sandboxes {
       // libpod falls back to its default runtime for a name it does not know: refuse that.
       // (Checked after start to save a round trip; nothing but the keep-alive has run by then.)
       if (info.runtime !== runtime) throw runtimeSwapped(runtime, info.runtime);
-      if (opts.start !== false) await settleStarted(this.conn, raw, Boolean(this.options.runnerBinary));
+      if (opts.start !== false) await settleStarted(this.conn, raw, Boolean(this.options.runnerBinary), this.options.runnerBinary ?? null);
       if (opts.poolKey === undefined) this.lister.remember(info);
       return info;
     } catch (err) {
@@ -253,7 +253,7 @@ export class Sandboxes {
     }
     await this.conn.libpod('POST', `/containers/${raw.Id}/${action}`, undefined, `sandbox ${name}`, okCodes);
     const after = await this.rawInspect(raw.Id);
-    if (runner.after) await settleStarted(this.conn, after, hasRunnerMount(raw));
+    if (runner.after) await settleStarted(this.conn, after, hasRunnerMount(raw), this.options.runnerBinary ?? null);
     return this.fromRaw(after);
   }
 

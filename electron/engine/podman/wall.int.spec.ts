@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { useTestEngine } from '../../test-support/podman-fixture.js';
 import { SANDBOX_TCP_MEMORY_BYTES } from './tcp-memory.js';
+import { PODMAN_FILES } from './podman-files.js';
 
 const t = useTestEngine();
 const sh = (id: string, cmd: string) => t.sh(id, cmd);
@@ -236,6 +237,19 @@ install -m 755 /tmp/s /usr/local/bin/sleep; cp /tmp/s /usr/bin/sleep 2>/dev/null
     await t.engine.sandboxes.restart(sb.id);
     const after = await sh(sb.id, 'cat /root/ran 2>/dev/null || echo nothing-ran; tr "\\0" " " < /proc/1/cmdline');
     expect(after.out).toBe('nothing-ran\n/run/podman-init -- /.warden/runner keep-alive ');
+  });
+
+  it("cannot write the files Podman mounts from the host's disk (hosts, hostname, resolv.conf, .containerenv), after a restart too", async () => {
+    // Stop 25's red team: 315 MB written into /etc/hostname landed in Podman's storage on the
+    // host's disk while the sandbox's own df showed 88K used (nat for /etc/resolv.conf as well).
+    const sb = await t.create({ network: 'nat' });
+    const tryAll = `for f in ${PODMAN_FILES.join(' ')}; do head -c 4096 /dev/zero >> $f 2>/dev/null && echo "$f written" || echo "$f refused"; done; cat /etc/hostname`;
+    const refused = PODMAN_FILES.map((f) => `${f} refused\n`).join('');
+    const first = await sh(sb.id, tryAll);
+    expect(first.out).toMatch(new RegExp(`^${refused}\\S+\\n?$`)); // and still readable
+    await t.engine.sandboxes.restart(sb.id);
+    expect((await sh(sb.id, tryAll)).out).toMatch(new RegExp(`^${refused}\\S+\\n?$`));
+    expect((await sh(sb.id, 'getent hosts localhost >/dev/null && echo resolves')).out).toBe('resolves\n');
   });
 
   it('takes no 32-bit system call from a 64-bit program: the one making it is killed (SIGSYS)', async () => {
