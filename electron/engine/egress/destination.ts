@@ -80,27 +80,27 @@ function family(address: string): 'ipv4' | 'ipv6' {
 }
 
 const SPECIAL: Array<[string, string, number]> = [
-  ['loopback', '127.0.0.0', 8],
-  ['loopback', '::1', 128],
-  ['unspecified', '0.0.0.0', 8],
-  ['unspecified', '::', 128],
-  ['link-local', '169.254.0.0', 16],
-  ['link-local', 'fe80::', 10],
-  ['private', '10.0.0.0', 8],
-  ['private', '172.16.0.0', 12],
-  ['private', '192.168.0.0', 16],
-  ['private', '100.64.0.0', 10],
-  ['private', 'fc00::', 7],
-  ['private', 'fec0::', 10], // site-local: deprecated, still routed locally where configured
+  ['a loopback', '127.0.0.0', 8],
+  ['a loopback', '::1', 128],
+  ['an unspecified', '0.0.0.0', 8],
+  ['an unspecified', '::', 128],
+  ['a link-local', '169.254.0.0', 16],
+  ['a link-local', 'fe80::', 10],
+  ['a private', '10.0.0.0', 8],
+  ['a private', '172.16.0.0', 12],
+  ['a private', '192.168.0.0', 16],
+  ['a private', '100.64.0.0', 10],
+  ['a private', 'fc00::', 7],
+  ['a private', 'fec0::', 10], // site-local: deprecated, still routed locally where configured
   // IPv6 addresses that carry an IPv4 one and may reach it by a translator or tunnel of the host or
   // its network: which IPv4 address is not checked, so they are refused like private ones.
-  ['IPv4-compatible', '::', 96],
-  ['IPv4-translated (SIIT)', '::ffff:0:0:0', 96],
-  ['NAT64', '64:ff9b::', 96],
-  ['NAT64', '64:ff9b:1::', 48],
-  ['multicast', '224.0.0.0', 4],
-  ['multicast', 'ff00::', 8],
-  ['broadcast', '255.255.255.255', 32],
+  ['an IPv4-compatible', '::', 96],
+  ['an IPv4-translated (SIIT)', '::ffff:0:0:0', 96],
+  ['a NAT64', '64:ff9b::', 96],
+  ['a NAT64', '64:ff9b:1::', 48],
+  ['a multicast', '224.0.0.0', 4],
+  ['a multicast', 'ff00::', 8],
+  ['a broadcast', '255.255.255.255', 32],
 ];
 
 const specialLists = SPECIAL.map(([kind, net, prefix]) => {
@@ -109,10 +109,10 @@ const specialLists = SPECIAL.map(([kind, net, prefix]) => {
   return { kind, list };
 });
 
-/** Why this address is not reachable without a rule naming it, or null for an ordinary public address. */
+/** What kind of address this is (with its article: `a loopback`), when no rule without a cidr naming it may reach it; null for an ordinary public address. */
 export function specialKind(address: string): string | null {
   const a = canonicalAddress(address);
-  if (a === null) return 'malformed';
+  if (a === null) return 'a malformed';
   for (const { kind, list } of specialLists) if (list.check(a, family(a))) return kind;
   for (const addrs of Object.values(networkInterfaces()))
     for (const i of addrs ?? []) if (canonicalAddress(i.address) === a) return "this host's own";

@@ -1,5 +1,6 @@
 // The egress decision on its own: strictest matching rule, the default, globs, ports, cidr rules,
 // the guard on special addresses, resolve pins, and names denied before any lookup.
+import { networkInterfaces } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { EgressPolicySchema, type EgressPolicy } from '../../../shared/types/policy.js';
 import { canonicalAddress, inCidr, parseAuthority, parseTarget, specialKind } from './destination.js';
@@ -101,17 +102,30 @@ describe('egress decision', () => {
   });
 
   it("finds this host's own addresses, and the guard's ranges, whatever the spelling", () => {
-    expect(specialKind('::ffff:7f00:1')).toBe('loopback');
-    expect(specialKind('0:0:0:0:0:ffff:a9fe:a9fe')).toBe('link-local');
-    expect(specialKind('0:0:0:0:0:0:0:1')).toBe('loopback');
+    expect(specialKind('::ffff:7f00:1')).toBe('a loopback');
+    expect(specialKind('0:0:0:0:0:ffff:a9fe:a9fe')).toBe('a link-local');
+    expect(specialKind('0:0:0:0:0:0:0:1')).toBe('a loopback');
     expect(inCidr('::ffff:a01:203', '10.1.2.0/24')).toBe(true);
     expect(inCidr('10.1.2.3', '::ffff:10.1.2.0/120')).toBe(true);
+    for (const i of Object.values(networkInterfaces()).flatMap((a) => a ?? [])) {
+      const [a, b, c, d] = i.address.split('.').map(Number) as [number, number, number, number];
+      const v6 =
+        i.family === 'IPv4'
+          ? `0:0:0:0:0:FFFF:${(((a << 8) | b) + 0x10000).toString(16).slice(1)}:${(((c << 8) | d) + 0x10000).toString(16).slice(1)}`
+          : i.address
+              .split(':')
+              .map((g) => (g ? g.padStart(4, '0') : g))
+              .join(':')
+              .toUpperCase();
+      expect(specialKind(v6)).toBe(specialKind(i.address));
+      expect(specialKind(i.address)).not.toBeNull();
+    }
   });
 
   it('refuses IPv4-compatible, SIIT and NAT64 addresses (which can carry any IPv4 one) unless a cidr names them', async () => {
     const p = policy({ default: 'allow', rules: [{ cidr: '64:ff9b::/96', action: 'allow' }] });
-    expect((await decideEgress(p, to('::c000:202'), noLookup)).rule).toMatch(/guard: ::c000:202 is a IPv4-compatible address/);
-    expect((await decideEgress(p, to('::192.0.2.2'), noLookup)).rule).toMatch(/guard: ::c000:202 is a IPv4-compatible/);
+    expect((await decideEgress(p, to('::c000:202'), noLookup)).rule).toMatch(/guard: ::c000:202 is an IPv4-compatible address/);
+    expect((await decideEgress(p, to('::192.0.2.2'), noLookup)).rule).toMatch(/guard: ::c000:202 is an IPv4-compatible/);
     expect((await decideEgress(p, to('::ffff:0:c000:202'), noLookup)).rule).toMatch(/SIIT/);
     expect((await decideEgress(p, to('64:ff9b:1::c000:202'), noLookup)).rule).toMatch(/NAT64/);
     expect(await decideEgress(p, to('64:ff9b::c000:202'), noLookup)).toMatchObject({ action: 'allow', address: '64:ff9b::c000:202' });

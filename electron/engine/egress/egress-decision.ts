@@ -94,7 +94,7 @@ export async function decideEgress(policy: EgressPolicy, target: Target, resolve
   const kind = specialKind(address);
   if (kind) {
     const named = applicable.find(({ rule: r }) => r.cidr !== undefined && r.action !== 'deny' && inCidr(address, r.cidr));
-    if (!named) return settle('deny', `guard: ${address} is a ${kind} address, which only a rule with a cidr naming it may allow`, address);
+    if (!named) return settle('deny', `guard: ${address} is ${kind} address, which only a rule with a cidr naming it may allow`, address);
   }
   return settle(action, rule, address);
 }

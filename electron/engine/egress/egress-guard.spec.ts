@@ -95,7 +95,7 @@ describe.skipIf(!own)("this host's own address, however IPv6 spells it", () => {
     policy = EgressPolicySchema.parse({ default: 'allow' });
     for (const v6 of spellings) {
       const plain = await send(`GET http://[${v6}]:${ownPort}/ HTTP/1.1\r\nHost: [${v6}]:${ownPort}\r\n\r\n`);
-      expect(plain).toMatch(new RegExp(`^HTTP/1\\.1 403 [^]*denied: guard: ${own!.replace(/\./g, '\\.')} is a this host's own address`));
+      expect(plain).toMatch(new RegExp(`^HTTP/1\\.1 403 [^]*denied: guard: ${own!.replace(/\./g, '\\.')} is this host's own address`));
       const tunnel = await send(`CONNECT [${v6}]:${ownPort} HTTP/1.1\r\n\r\n`);
       expect(tunnel).toMatch(/^HTTP\/1\.1 403 [^]*this host's own address/);
     }
