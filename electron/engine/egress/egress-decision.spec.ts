@@ -1,8 +1,9 @@
 // The egress decision on its own: strictest matching rule, the default, globs, ports, cidr rules,
 // the guard on special addresses, resolve pins, and names denied before any lookup.
+import { networkInterfaces } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { EgressPolicySchema, type EgressPolicy } from '../../../shared/types/policy.js';
-import { parseAuthority, parseTarget } from './destination.js';
+import { canonicalAddress, inCidr, parseAuthority, parseTarget, specialKind } from './destination.js';
 import { decideEgress } from './egress-decision.js';
 
 const policy = (p: unknown): EgressPolicy => EgressPolicySchema.parse(p);
@@ -12,9 +13,8 @@ const noLookup = () => Promise.reject(new Error('looked up'));
 const dns =
   (answers: Record<string, string>) =>
   async (host: string): Promise<string> => {
-    const a = answers[host];
-    if (!a) throw new Error('NXDOMAIN');
-    return a;
+    if (!Object.hasOwn(answers, host)) throw new Error('NXDOMAIN');
+    return answers[host]!;
   };
 
 describe('egress decision', () => {
@@ -84,6 +84,74 @@ describe('egress decision', () => {
     expect(parseAuthority('[::1]:8443')).toEqual({ host: '::1', port: 8443 });
     for (const bad of ['example.com', 'example.com:0', 'example.com:99999', 'exa mple.com:80', '::1:80'])
       expect(parseAuthority(bad)).toBeNull();
+  });
+
+  it('spells every address one way: IPv4-mapped in any spelling is IPv4, other IPv6 canonical, a zone is none', () => {
+    for (const v of ['::ffff:c000:202', '::FFFF:C000:0202', '0:0:0:0:0:ffff:c000:202', '0000::ffff:192.0.2.2', '::ffff:192.0.2.2'])
+      expect(canonicalAddress(v)).toBe('192.0.2.2');
+    expect(canonicalAddress('FD00:0:0::0002')).toBe('fd00::2');
+    expect(canonicalAddress('0:0:0:0:0:0:0:1')).toBe('::1');
+    expect(canonicalAddress('fe80::1%eth0')).toBeNull();
+    expect(canonicalAddress('0x7f.1')).toBeNull();
+    // Literal hosts, and names the resolver would read as IPv4 (0x7f.1, 2130706433), take that spelling.
+    expect(parseAuthority('[::FFFF:7f00:1]:80')).toEqual({ host: '127.0.0.1', port: 80 });
+    expect(parseAuthority('0x7f.1:80')).toEqual({ host: '127.0.0.1', port: 80 });
+    expect(parseAuthority('2130706433:80')).toEqual({ host: '127.0.0.1', port: 80 });
+    expect(parseAuthority('[0:0::FD00:2]:80')).toEqual({ host: '::fd00:2', port: 80 });
+    expect(parseAuthority('[fe80::1%25eth0]:80')).toBeNull();
+  });
+
+  it("finds this host's own addresses, and the guard's ranges, whatever the spelling", () => {
+    expect(specialKind('::ffff:7f00:1')).toBe('a loopback');
+    expect(specialKind('0:0:0:0:0:ffff:a9fe:a9fe')).toBe('a link-local');
+    expect(specialKind('0:0:0:0:0:0:0:1')).toBe('a loopback');
+    expect(inCidr('::ffff:a01:203', '10.1.2.0/24')).toBe(true);
+    expect(inCidr('10.1.2.3', '::ffff:10.1.2.0/120')).toBe(true);
+    for (const i of Object.values(networkInterfaces()).flatMap((a) => a ?? [])) {
+      const [a, b, c, d] = i.address.split('.').map(Number) as [number, number, number, number];
+      const v6 =
+        i.family === 'IPv4'
+          ? `0:0:0:0:0:FFFF:${(((a << 8) | b) + 0x10000).toString(16).slice(1)}:${(((c << 8) | d) + 0x10000).toString(16).slice(1)}`
+          : i.address
+              .split(':')
+              .map((g) => (g ? g.padStart(4, '0') : g))
+              .join(':')
+              .toUpperCase();
+      expect(specialKind(v6)).toBe(specialKind(i.address));
+      expect(specialKind(i.address)).not.toBeNull();
+    }
+  });
+
+  it('refuses IPv4-compatible, SIIT and NAT64 addresses (which can carry any IPv4 one) unless a cidr names them', async () => {
+    const p = policy({ default: 'allow', rules: [{ cidr: '64:ff9b::/96', action: 'allow' }] });
+    expect((await decideEgress(p, to('::c000:202'), noLookup)).rule).toMatch(/guard: ::c000:202 is an IPv4-compatible address/);
+    expect((await decideEgress(p, to('::192.0.2.2'), noLookup)).rule).toMatch(/guard: ::c000:202 is an IPv4-compatible/);
+    expect((await decideEgress(p, to('::ffff:0:c000:202'), noLookup)).rule).toMatch(/SIIT/);
+    expect((await decideEgress(p, to('64:ff9b:1::c000:202'), noLookup)).rule).toMatch(/NAT64/);
+    expect(await decideEgress(p, to('64:ff9b::c000:202'), noLookup)).toMatchObject({ action: 'allow', address: '64:ff9b::c000:202' });
+  });
+
+  it('matches a rule naming a literal address however the host spells it, and resolver answers too', async () => {
+    const p = policy({
+      default: 'allow',
+      rules: [
+        { host: '203.0.113.9', action: 'deny' },
+        { host: '2001:DB8::0:1', action: 'deny' },
+      ],
+    });
+    for (const h of ['203.0.113.9', '::ffff:cb00:7109', '0:0:0:0:0:ffff:203.0.113.9', '0xcb007109', '3405803785'])
+      expect((await decideEgress(p, to(h), noLookup)).rule).toBe('egress.rules[0] (host 203.0.113.9, deny)');
+    expect((await decideEgress(p, to('2001:db8:0:0::1'), noLookup)).action).toBe('deny');
+    // A resolver's mapped answer is its IPv4 address, as the guard and the ledger see it.
+    expect(await decideEgress(p, to('a.test'), dns({ 'a.test': '::ffff:7f00:1' }))).toMatchObject({ action: 'deny', address: '127.0.0.1' });
+  });
+
+  it("decides names that are Object.prototype's keys like any other (no pin found on the prototype)", async () => {
+    const p = policy({ default: 'allow', resolve: { 'Pinned.Test': '203.0.113.7' } });
+    for (const h of ['constructor', '__proto__'])
+      expect(await decideEgress(p, to(h), dns({}))).toMatchObject({ action: 'deny', unresolved: true, rule: `${h} does not resolve` });
+    expect(await decideEgress(policy({}), to('constructor'), noLookup)).toMatchObject({ action: 'deny', address: null });
+    expect(await decideEgress(p, to('pinned.test'), noLookup)).toMatchObject({ action: 'allow', address: '203.0.113.7' });
   });
 
   it('refuses rules without a host or cidr', () => {

@@ -6,7 +6,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { ACTION_RANK, type EgressPolicy, type EgressRule, type PolicyAction } from '../../../shared/types/policy.js';
-import { hostMatches, inCidr, specialKind, type Target } from './destination.js';
+import { canonicalAddress, hostMatches, inCidr, specialKind, type Target } from './destination.js';
 
 export interface EgressDecision {
   /** `ask`: a person decides (egress-ask.ts) before anything is connected. */
@@ -50,6 +50,16 @@ function settle(action: PolicyAction, rule: string, address: string | null): Egr
   return { action, rule, address };
 }
 
+/**
+ * The `resolve` pin for a name. The name is the sandbox's choice, so only the policy's own keys
+ * count: `constructor` or `__proto__` must not find Object.prototype's (which threw, and the
+ * connection went unrecorded). Keys are matched case-insensitively, as hosts arrive lower-cased.
+ */
+function pinFor(policy: EgressPolicy, host: string): string | undefined {
+  for (const [name, address] of Object.entries(policy.resolve)) if (name.toLowerCase().replace(/\.$/, '') === host) return address;
+  return undefined;
+}
+
 export async function decideEgress(policy: EgressPolicy, target: Target, resolve: Resolver = dnsResolver): Promise<EgressDecision> {
   const byName = policy.rules
     .map((rule, index) => ({ rule, index }))
@@ -61,17 +71,20 @@ export async function decideEgress(policy: EgressPolicy, target: Target, resolve
   const nameOnly = strictest(byName.filter(({ rule }) => rule.cidr === undefined));
   if (nameOnly?.rule.action === 'deny') return settle('deny', describe(nameOnly), null);
 
-  let address: string;
-  const pinned = policy.resolve[target.host];
-  if (pinned) address = pinned;
-  else if (isIP(target.host)) address = target.host;
+  let found: string | null;
+  const pinned = pinFor(policy, target.host);
+  if (pinned) found = pinned;
+  else if (isIP(target.host)) found = target.host;
   else {
     try {
-      address = await resolve(target.host);
+      found = await resolve(target.host);
     } catch {
-      return { action: 'deny', rule: `${target.host} does not resolve`, address: null, unresolved: true };
+      found = null;
     }
   }
+  // The address in its one spelling (destination.ts), which every check below and the ledger see.
+  const address = found === null ? null : canonicalAddress(found);
+  if (address === null) return { action: 'deny', rule: `${target.host} does not resolve`, address: null, unresolved: true };
 
   const applicable = byName.filter(({ rule }) => rule.cidr === undefined || inCidr(address, rule.cidr));
   const decided = strictest(applicable);
@@ -81,7 +94,7 @@ export async function decideEgress(policy: EgressPolicy, target: Target, resolve
   const kind = specialKind(address);
   if (kind) {
     const named = applicable.find(({ rule: r }) => r.cidr !== undefined && r.action !== 'deny' && inCidr(address, r.cidr));
-    if (!named) return settle('deny', `guard: ${address} is a ${kind} address, which only a rule with a cidr naming it may allow`, address);
+    if (!named) return settle('deny', `guard: ${address} is ${kind} address, which only a rule with a cidr naming it may allow`, address);
   }
   return settle(action, rule, address);
 }

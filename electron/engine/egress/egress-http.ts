@@ -4,7 +4,8 @@
 // answer comes back as bytes behind its own rewritten head: no HTTP parser touches a body, so a
 // download costs a copy, not a parse. One request per connection from the sandbox, so every request
 // is one decision and one pair of ledger entries; a request body goes on only up to its
-// Content-Length (a chunked one is refused: its end could not be told without parsing it).
+// Content-Length (a chunked one is refused: its end could not be told without parsing it), and a
+// head that names its host or its length twice is refused (http-head.ts `ambiguity`).
 import type { Duplex } from 'node:stream';
 import { answerAndClose, ConnectionRecord, rawResponse, refusal } from './connection-record.js';
 import { parseTarget } from './destination.js';
@@ -13,7 +14,7 @@ import { carry } from './egress-carry.js';
 import { boundDestination } from './hand-over.js';
 import type { TunnelContext } from './egress-tunnel.js';
 import { dialDecided } from './sandbox-dialer.js';
-import { forwardHead, header, parseHead, readHead, type MessageHead } from './http-head.js';
+import { ambiguity, forwardHead, header, parseHead, readHead, type MessageHead } from './http-head.js';
 
 const METHOD = /^[A-Z]{1,20}$/;
 
@@ -30,17 +31,24 @@ export async function forwardPlain(ctx: TunnelContext, req: MessageHead, client:
   if (url.protocol !== 'http:') return refuse(400, `warden egress: ${url.protocol} is not proxied as plain HTTP; use CONNECT\n`);
   const dest = parseTarget(url.hostname, url.port || 80);
   if (!dest) return refuse(400, 'warden egress: not a destination this proxy can reach\n');
+  const what = `${method} http://${dest.host}:${dest.port}`;
+  const conn = new ConnectionRecord(ctx.record, ctx.sandboxId, dest, ctx.meter);
+  // A request refused for its head is an attempt too: recorded as denied, by what refused it.
+  const refuseRecorded = (status: number, why: string) => {
+    conn.decided('http', { action: 'deny', rule: `http: ${why}`, address: null });
+    return refuse(status, `warden egress: ${why}\n`);
+  };
+  const twice = ambiguity(req);
+  if (twice) return refuseRecorded(400, twice);
   const host = header(req, 'host');
   const hostHeader = parseTarget((host ?? '').replace(/:\d+$/, ''), dest.port);
   if (host !== undefined && hostHeader?.host !== dest.host)
-    return refuse(403, `warden egress: Host header ${host.slice(0, 200)} is not the request's host ${dest.host}\n`);
+    return refuseRecorded(403, `Host header ${host.slice(0, 200)} is not the request's host ${dest.host}`);
   if (header(req, 'transfer-encoding') !== undefined)
-    return refuse(411, 'warden egress: a chunked request body is not proxied as plain HTTP; send a Content-Length, or use HTTPS\n');
+    return refuseRecorded(411, 'a chunked request body is not proxied as plain HTTP; send a Content-Length, or use HTTPS');
   const length = header(req, 'content-length') ?? '0';
-  if (!/^\d{1,15}$/.test(length)) return refuse(400, 'warden egress: a Content-Length that is not a number\n');
+  if (!/^\d{1,15}$/.test(length)) return refuseRecorded(400, 'a Content-Length that is not a number');
 
-  const what = `${method} http://${dest.host}:${dest.port}`;
-  const conn = new ConnectionRecord(ctx.record, ctx.sandboxId, dest, ctx.meter);
   const decision = await decideConnection(ctx, conn, 'http', dest);
   conn.decided('http', decision);
   if (decision.action === 'deny') {

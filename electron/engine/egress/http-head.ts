@@ -73,6 +73,27 @@ export function header(head: MessageHead, name: string): string | undefined {
   return head.headers.find(([n]) => n === name)?.[1];
 }
 
+const FRAMING = [
+  ['host', 'Host'],
+  ['content-length', 'Content-Length'],
+  ['transfer-encoding', 'Transfer-Encoding'],
+] as const;
+
+/**
+ * Why a request's target or body length could be read two ways, else null: a repeated Host,
+ * Content-Length or Transfer-Encoding, or a Content-Length beside a Transfer-Encoding. The proxy
+ * checks the first Host and cuts the body at the first length, while the origin may take another,
+ * and so read the rest of the body as a second request never decided (RFC 9112 §6.3 makes such a
+ * request an error). It is refused, never forwarded.
+ */
+export function ambiguity(head: MessageHead): string | null {
+  for (const [name, shown] of FRAMING)
+    if (head.headers.filter(([n]) => n === name).length > 1) return `the ${shown} header is repeated (send it once)`;
+  if (header(head, 'content-length') !== undefined && header(head, 'transfer-encoding') !== undefined)
+    return 'Content-Length and Transfer-Encoding conflict (send one)';
+  return null;
+}
+
 // Hop-by-hop headers (RFC 9110 §7.6.1) and the proxy's own: not passed on either way. Transfer-Encoding
 // is kept: bodies pass as they came, framing included.
 const HOP_BY_HOP = new Set([

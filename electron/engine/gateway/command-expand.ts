@@ -6,7 +6,7 @@
 // the entry is marked dynamic, with why. Program names compare by basename.
 import { parseScript, codeInAssignment, MAX_DEPTH, type StdinSource } from './shell-parse.js';
 import { tokenize } from './shell-lex.js';
-import { readOptions, WRAPPERS, SHELL_OPTIONS, SHELLS, SETARCH_ALIASES } from './command-options.js';
+import { ownEntry, readOptions, WRAPPERS, SHELL_OPTIONS, SHELLS, SETARCH_ALIASES } from './command-options.js';
 
 export interface ExpandedCommand {
   program: string;
@@ -108,7 +108,7 @@ function visit(argv: string[], unknown: boolean[], why: string | undefined, ctx:
     return ctx.appended || au.some(Boolean)
       ? dyn('eval of words only known at run time')
       : script(args.slice(args[0] === '--' ? 1 : 0).join(' '), false);
-  if (program in SHELLS) return shell();
+  if (Object.hasOwn(SHELLS, program)) return shell();
   if (program === 'trap') {
     const r = readOptions({ flags: 'lp' }, args, au);
     if (r.unreadable) return dyn(r.unreadable);
@@ -140,7 +140,7 @@ function visit(argv: string[], unknown: boolean[], why: string | undefined, ctx:
       return dyn('parallel builds its commands at run time');
     return script(args.slice(0, end).join(' '), false, true);
   }
-  const wrapper = SETARCH_ALIASES.has(program) ? { ...WRAPPERS.setarch!, positional: 0 } : WRAPPERS[program];
+  const wrapper = SETARCH_ALIASES.has(program) ? { ...WRAPPERS.setarch!, positional: 0 } : ownEntry(WRAPPERS, program);
   if (!wrapper) return;
   let words = args;
   let flags = au;

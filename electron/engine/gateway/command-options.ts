@@ -27,6 +27,14 @@ export interface Option {
   valueUnknown?: boolean;
 }
 
+/**
+ * A table's entry for a name the agent chose (a program, an option): only the table's own, so
+ * `constructor` or `toString` does not find Object.prototype's and pass for a wrapper or an option.
+ */
+export function ownEntry<T>(table: Record<string, T>, name: string): T | undefined {
+  return Object.hasOwn(table, name) ? table[name] : undefined;
+}
+
 export interface ReadOptions {
   options: Option[];
   /** Index of the first word after the options. */
@@ -47,7 +55,7 @@ export function readOptions(spec: OptionSpec, args: string[], unknown: boolean[]
     if (a.startsWith('--')) {
       const eq = a.indexOf('=');
       const name = a.slice(2, eq < 0 ? undefined : eq);
-      const kind = spec.long?.[name];
+      const kind = spec.long ? ownEntry(spec.long, name) : undefined;
       if (!kind) return fail(`unknown option ${a}`);
       if (eq >= 0) options.push({ name, value: a.slice(eq + 1) });
       else if (kind === 'value') {

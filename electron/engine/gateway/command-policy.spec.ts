@@ -83,6 +83,14 @@ describe('command policy', () => {
     expect(action(['sh', '-c', 'git push; rm x'])).toBe('deny');
   });
 
+  it("reads programs and long options named after Object.prototype's keys like any others", () => {
+    // They used to find the prototype's entries: toString passed for a wrapper and threw, --constructor for a known option.
+    expect(decideCommand(policy, ['toString', 'x'])).toMatchObject({ action: 'allow', source: 'default', programs: ['toString'] });
+    expect(decideCommand(policy, ['constructor', 'rm'])).toMatchObject({ action: 'allow', programs: ['constructor'] });
+    expect(decideCommand(policy, ['nice', '--toString', 'ls']).reason).toMatch(/nice: unknown option --toString/);
+    expect(decideCommand(policy, ['env', '--constructor', 'ls']).reason).toMatch(/env: unknown option --constructor/);
+  });
+
   it('skips redirection targets and keeps every program', () => {
     expect(expandCommand(['sh', '-c', 'echo hi > rm 2>&1; cat < rm']).map((c) => c.program)).toEqual(['sh', 'echo', 'cat']);
   });
