@@ -717,9 +717,10 @@ done`,
         host: 'allowed.test',
         decision: 'allow',
         open: false,
-        bytesIn: 'hello /by-a-call\n'.length,
       }),
     ]);
+    // Its bytes: the answer's body and its head (heads count as bodies do, for the budget too).
+    expect(shown()[0]!.bytesIn).toBeGreaterThan('hello /by-a-call\n'.length + 'HTTP/1.1 200 OK\r\n\r\n'.length);
   });
 
   it("cuts a run's connections at its egressBytes budget, and refuses the run new ones", async () => {
@@ -816,13 +817,14 @@ for i in range(14):
     expect(blobs.length).toBeGreaterThanOrEqual(2);
     expect(closed.every((c) => c.durationMs >= 0)).toBe(true);
     expect(w.ledger.verify().ok).toBe(true); // what `warden audit verify` checks
-    // Only the connection the budget cut ended with an error, and under runc the plain requests their
-    // programs left before the answer was whole: the stalled hand-over's (where there is one) and the
-    // receive-buffer probe's. Their ends may land before or after the cut's.
+    // Only the two connections the budget cut ended with an error (a download's body, and a request's
+    // head), and under runc the plain requests their programs left before the answer was whole: the
+    // stalled hand-over's (where there is one) and the receive-buffer probe's. Their ends may land
+    // before or after the cuts'.
     const leftEarly = (handedOver ? 1 : 0) + (runtime === 'runc' ? 1 : 0);
     const errors = closed.filter((c) => c.error !== null).map((c) => c.error);
-    expect(errors).toHaveLength(1 + leftEarly);
-    expect(errors.filter((e) => /egressBytes budget/.test(e!))).toHaveLength(1);
+    expect(errors).toHaveLength(2 + leftEarly);
+    expect(errors.filter((e) => /egressBytes budget/.test(e!))).toHaveLength(2);
     expect(errors.filter((e) => e === 'the client went away')).toHaveLength(leftEarly);
   });
 
