@@ -94,6 +94,10 @@ const BYPASSES: [string, string[], string?][] = [
   ['alias in sh', ['sh', '-c', 'alias x=id\nx']],
   ['function keyword', ...sh('function f { id; }; f')],
   ['hash -p', ...sh('hash -p /usr/bin/id ls; ls')],
+  // the history run again (stop 25's red team)
+  ['fc -e', ...sh('set -o history; history -s x; fc -e id -1')],
+  ['fc with FCEDIT', ...sh('set -o history; history -s x; FCEDIT=id fc -1')],
+  ['fc -s', ...sh('set -o history; history -s id; fc -s')],
   ['BASH_CMDS', ...sh('BASH_CMDS[ls]=/usr/bin/id; ls')],
   ['BASH_ALIASES', ...sh('shopt -s expand_aliases; BASH_ALIASES[x]=id\nx')],
   ['exported function', ['env', 'BASH_FUNC_ls%%=() { id; }', 'bash', '-c', 'ls']],

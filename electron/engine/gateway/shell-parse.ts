@@ -132,6 +132,8 @@ export function parseScript(script: string, depth = 0): SimpleCommand[] {
     if (!why && rest.some((w) => BINDS.test(w.text))) why = 'it binds a command name at run time';
     if (!why && program === 'alias' && argv.some((a) => a.includes('='))) why = 'alias binds a command name at run time';
     if (!why && program === 'hash' && argv.slice(1).some((a) => /^-[a-z]*p/.test(a))) why = 'hash -p binds a command name at run time';
+    // fc runs what the history holds (-s), or an editor (-e, FCEDIT) and then the edited lines; only -l lists.
+    if (!why && program === 'fc' && !argv.slice(1).some((a) => /^-[a-z]*l/.test(a))) why = 'fc runs commands from the history';
     const source: StdinSource = stdin ?? (piped || coprocHere ? 'unknown' : 'inherit');
     out.push({ argv, unknown: rest.map((w) => w.dynamic), ...(why ? { dynamic: why } : {}), stdin: source });
   };
