@@ -11,6 +11,7 @@ import { carry, type Pump } from './egress-carry.js';
 import { boundDestination } from './hand-over.js';
 import { dialDecided, type Dial } from './sandbox-dialer.js';
 import { MAX_CLIENT_HELLO_BYTES, parseClientHello, UNRECOGNIZED_NAME_ALERT } from './tls-sni.js';
+import { GatheredBytes } from './gathered-bytes.js';
 
 /** How long a tunnel may wait for its ClientHello (its connect: sandbox-dialer.ts). */
 const HELLO_WAIT_MS = 15_000;
@@ -84,7 +85,7 @@ type Hello = { ok: true; serverName: string | null; bytes: Buffer } | { ok: fals
 /** Reads until the ClientHello is whole (then pauses the client) or is not one. */
 function readHello(client: Duplex, head: Buffer): Promise<Hello> {
   return new Promise((resolve) => {
-    let bytes = head;
+    const gathered = new GatheredBytes(head);
     let done = false;
     const timer = setTimeout(() => finish({ ok: false, why: 'no ClientHello in time' }), HELLO_WAIT_MS);
     timer.unref();
@@ -98,19 +99,20 @@ function readHello(client: Duplex, head: Buffer): Promise<Hello> {
       resolve(h);
     };
     const check = () => {
+      const bytes = gathered.bytes;
       const r = parseClientHello(bytes);
-      if (r.state === 'ok') finish({ ok: true, serverName: r.serverName, bytes });
+      if (r.state === 'ok') finish({ ok: true, serverName: r.serverName, bytes: Buffer.from(bytes) });
       else if (r.state === 'bad') finish({ ok: false, why: r.why });
       else if (bytes.length > MAX_CLIENT_HELLO_BYTES) finish({ ok: false, why: 'the ClientHello is too large' });
     };
     const onData = (chunk: Buffer) => {
-      bytes = Buffer.concat([bytes, chunk]);
+      gathered.push(chunk);
       check();
     };
     const onEnd = () => finish({ ok: false, why: 'the client closed before its ClientHello' });
     client.on('data', onData);
     client.once('end', onEnd);
-    if (bytes.length) check();
+    if (gathered.length) check();
     if (!done) client.resume();
   });
 }

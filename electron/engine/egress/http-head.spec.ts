@@ -13,6 +13,20 @@ describe('readHead', () => {
     expect(await head).toEqual({ ok: true, text: 'GET http://a.test/ HTTP/1.1\r\nHost: a.test', rest: Buffer.from('body') });
   });
 
+  it('reads a head trickled a byte at a time, its end split across chunks, and keeps every byte after it', async () => {
+    const s = new PassThrough();
+    const head = readHead(s);
+    const sent = 'GET http://a.test/ HTTP/1.1\r\nHost: a.test\r\n\r\nafter';
+    for (const byte of sent) s.write(byte);
+    expect(await head).toEqual({ ok: true, text: 'GET http://a.test/ HTTP/1.1\r\nHost: a.test', rest: Buffer.from('') });
+    // The rest comes with the chunk that ends the head: the bytes after it are in `rest`, once, whole.
+    const t = new PassThrough();
+    const second = readHead(t, Buffer.from('GET / HTTP/1.1\r\nA: b\r'));
+    t.write('\n\r');
+    t.write('\nbody and more');
+    expect(await second).toEqual({ ok: true, text: 'GET / HTTP/1.1\r\nA: b', rest: Buffer.from('body and more') });
+  });
+
   it('refuses a head past its bound, and a stream that ends first', async () => {
     const big = new PassThrough();
     const head = readHead(big);

@@ -3,6 +3,7 @@
 // bytes (egress-http.ts, egress-tunnel.ts), so a download never goes through an HTTP parser here.
 // Everything read is hostile input: bounded in size and time, and anything malformed is refused.
 import type { Duplex } from 'node:stream';
+import { GatheredBytes } from './gathered-bytes.js';
 
 /** Largest head taken (request line or status line and all headers). */
 export const MAX_HEAD_BYTES = 64 * 1024;
@@ -13,7 +14,7 @@ export type Head = { ok: true; text: string; rest: Buffer } | { ok: false; why: 
 /** Reads until the blank line that ends a head; the stream is left paused, the bytes after the head in `rest`. */
 export function readHead(stream: Duplex, first: Buffer = Buffer.alloc(0)): Promise<Head> {
   return new Promise((resolve) => {
-    let bytes = first;
+    const gathered = new GatheredBytes(first);
     let done = false;
     const timer = setTimeout(() => finish({ ok: false, why: 'no whole head in time' }), HEAD_WAIT_MS);
     timer.unref();
@@ -27,20 +28,23 @@ export function readHead(stream: Duplex, first: Buffer = Buffer.alloc(0)): Promi
       stream.pause();
       resolve(h);
     };
-    const check = () => {
-      const end = bytes.indexOf('\r\n\r\n');
-      if (end >= 0) finish({ ok: true, text: bytes.subarray(0, end).toString('latin1'), rest: bytes.subarray(end + 4) });
+    /** Looks for the head's end from `from` on: what was looked at before holds none (3 bytes back may start one). */
+    const check = (from: number) => {
+      const bytes = gathered.bytes;
+      const end = bytes.indexOf('\r\n\r\n', Math.max(0, from - 3));
+      if (end >= 0) finish({ ok: true, text: bytes.subarray(0, end).toString('latin1'), rest: Buffer.from(bytes.subarray(end + 4)) });
       else if (bytes.length > MAX_HEAD_BYTES) finish({ ok: false, why: 'the head is too large' });
     };
     const onData = (chunk: Buffer) => {
-      bytes = bytes.length ? Buffer.concat([bytes, chunk]) : chunk;
-      check();
+      const from = gathered.length;
+      gathered.push(chunk);
+      check(from);
     };
     const onEnd = () => finish({ ok: false, why: 'the stream ended before a whole head' });
     stream.on('data', onData);
     stream.once('end', onEnd);
     stream.once('close', onEnd);
-    check();
+    check(0);
     if (!done) stream.resume();
   });
 }

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { createServer, type AddressInfo } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import { parseClientHello } from './tls-sni.js';
+import { MAX_CLIENT_HELLO_RECORDS, parseClientHello } from './tls-sni.js';
 
 /** The first bytes a TLS client sends when it asks for `servername`. */
 async function clientHello(servername?: string): Promise<Buffer> {
@@ -34,6 +34,28 @@ describe('ClientHello server name', () => {
     const hello = await clientHello('Allowed.Test');
     expect(parseClientHello(hello)).toEqual({ state: 'ok', serverName: 'allowed.test' });
     for (const cut of [0, 1, 4, 5, 40, hello.length - 1]) expect(parseClientHello(hello.subarray(0, cut)).state).toBe('more');
+  });
+
+  it(`reads a ClientHello in up to ${MAX_CLIENT_HELLO_RECORDS} TLS records, and refuses one cut into more`, async () => {
+    const hello = await clientHello('allowed.test');
+    const body = hello.subarray(5, 5 + hello.readUInt16BE(3));
+    /** The same handshake message in `n` records. */
+    const inRecords = (n: number) => {
+      const size = Math.ceil(body.length / n);
+      const records: Buffer[] = [];
+      for (let off = 0; off < body.length; off += size) {
+        const part = body.subarray(off, off + size);
+        const header = Buffer.from([0x16, 0x03, 0x01, 0, 0]);
+        header.writeUInt16BE(part.length, 3);
+        records.push(header, part);
+      }
+      return Buffer.concat(records);
+    };
+    expect(parseClientHello(inRecords(MAX_CLIENT_HELLO_RECORDS))).toEqual({ state: 'ok', serverName: 'allowed.test' });
+    expect(parseClientHello(inRecords(body.length))).toEqual({
+      state: 'bad',
+      why: `a ClientHello in more than ${MAX_CLIENT_HELLO_RECORDS} TLS records`,
+    });
   });
 
   it('reports no name when the client sends none', async () => {

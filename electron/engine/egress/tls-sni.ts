@@ -5,6 +5,10 @@
 
 /** The most a ClientHello may take before the proxy gives up on it. */
 export const MAX_CLIENT_HELLO_BYTES = 64 * 1024;
+/** The most TLS records a ClientHello may be split into (clients send one, two for the largest): each
+ * chunk that arrives is parsed from the first record, so a hello cut into thousands of tiny records
+ * would cost the proxy the square of their number. */
+export const MAX_CLIENT_HELLO_RECORDS = 16;
 
 export type HelloResult = { state: 'more' } | { state: 'bad'; why: string } | { state: 'ok'; serverName: string | null };
 
@@ -26,6 +30,8 @@ function handshakeBytes(bytes: Buffer): Buffer | HelloResult {
     const len = bytes.readUInt16BE(off + 3);
     if (len === 0 || len > 16384 + 256) return { state: 'bad', why: 'a TLS record of a length no client sends' };
     if (bytes.length - off < 5 + len) return { state: 'more' };
+    if (fragments.length === MAX_CLIENT_HELLO_RECORDS)
+      return { state: 'bad', why: `a ClientHello in more than ${MAX_CLIENT_HELLO_RECORDS} TLS records` };
     fragments.push(bytes.subarray(off + 5, off + 5 + len));
     have += len;
     off += 5 + len;
