@@ -111,7 +111,7 @@ try {
     '| figure | egress p50 | egress p95 | nat p50 (baseline) | result | target |',
     '|---|---|---|---|---|---|',
     `| download MB/s | ${f(t.egress.p50)} | ${f(t.egress.p95)} | ${f(t.nat.p50)} | ratio ${ratio.toFixed(3)} (of the p50s); per pair p50 ${paired.p50.toFixed(3)}, lowest ${Math.min(...mbps.egress.map((e, i) => e / mbps.nat[i]!)).toFixed(3)} | ≥ 0.8 |`,
-    `| set-up ms (first byte) | ${f(s.egress.p50)} | ${f(s.egress.p95)} | ${f(s.nat.p50)} | +${f(overhead)} ms | ≤ 5 ms |`,
+    `| set-up ms (first byte) | ${f(s.egress.p50)} | ${f(s.egress.p95)} | ${f(s.nat.p50)} | ${overhead >= 0 ? '+' : '−'}${f(Math.abs(overhead))} ms | ≤ 5 ms |`,
     '',
     `What carrying the bytes in a host process costs here, with no sandbox: the same download on the host over one loopback connection, ${f(c.direct.p50)} MB/s p50, and through the egress pump joining two, ${f(c.pumped.p50)} MB/s (ratio ${(c.pumped.p50 / c.direct.p50).toFixed(3)}; ${RUNS} each, interleaved). In the sandboxes: the egress path ${f(t.egress.p50)} MB/s, \`nat\`'s one connection over a veth pair ${f(t.nat.p50)} MB/s.`,
     ...(ratio < 0.8 || paired.p50 < 0.8
