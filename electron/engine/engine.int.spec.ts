@@ -9,6 +9,7 @@ import type { EngineEvent } from '../../shared/types/engine.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { busyMountOf } from './podman/container-removal.js';
+import { settlingOf } from './podman/settling.js';
 
 let t: TestEngine;
 let ledger: Ledger;
@@ -51,6 +52,28 @@ describe('WardenEngine', () => {
       stdoutDigest: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824',
     });
     expect(ledger.verify().ok).toBe(true);
+  });
+
+  it('runs no exec in a sandbox while a start of it settles, and runs it once the start has', async () => {
+    // Stop 25's red team: execs sent during a start ran before the remount (podman-files.ts), one
+    // held /etc/hosts open for writing, the remount failed (EBUSY) and the file stayed writable.
+    // Here a start's settling is held open by the spec, so the order is forced, not raced.
+    const sb = await engine['sandbox.create'](spec());
+    const settling = settlingOf(t.engine.connection);
+    let release!: () => void;
+    const held = settling.hold(sb.id, () => new Promise<void>((r) => (release = r)));
+    let ran = false;
+    const call = engine['exec.run'](parseRequest('exec.run', { ref: sb.name, request: { cmd: 'echo ran' } })).finally(() => (ran = true));
+    // Either the call parks at the sandbox's settling, or it ran past it: the spec fails then.
+    while (settling.waiting(sb.id) === 0) {
+      expect(ran).toBe(false);
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(ledger.entries({ sandboxId: sb.id, kind: 'exec.started' })).toHaveLength(0);
+    release();
+    await held;
+    expect(Buffer.from((await call).stdoutBase64, 'base64').toString()).toBe('ran\n');
+    await engine['sandbox.destroy']({ ref: sb.name });
   });
 
   it('destroys a sandbox once its TTL has passed, and records why', async () => {

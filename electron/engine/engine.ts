@@ -22,6 +22,7 @@ import { createdPayload, NamesUnderWay } from './sandbox-create.js';
 import { WorkspaceChanges } from './diff/workspace-changes.js';
 import { Snapshots } from './snapshot/snapshots.js';
 import { adoptEgress, serveEgress, type EgressService } from './egress/serve-egress.js';
+import { settlingOf } from './podman/settling.js';
 
 export type { ExecAudit } from './exec-record.js';
 export type { CallRef } from './sandbox-files.js';
@@ -273,6 +274,7 @@ export class WardenEngine implements MethodHandlers {
     handlers: ExecHandlers = {},
     audit: ExecAudit = {},
   ): Promise<DigestedExecResult> {
+    await settlingOf(this.podman.connection).settled(sandbox.id); // a start in flight settles first (settling.ts)
     return recordedExec(this.execs, sandbox, request, handlers, audit);
   }
 
@@ -286,6 +288,7 @@ export class WardenEngine implements MethodHandlers {
 
   async openTerminal(ref: string, options: TerminalOptions = {}): Promise<TerminalSession> {
     const sandbox = await this.resolveSandbox(ref);
+    await settlingOf(this.podman.connection).settled(sandbox.id);
     const session = await openTerminal(this.podman.connection, sandbox.id, options);
     await this.record(sandbox.id, 'terminal.opened', { execId: session.execId });
     return session;

@@ -9,6 +9,7 @@ import type { SandboxInfo } from '../../../shared/types/sandbox.js';
 import type { WardenEngine } from '../engine.js';
 import type { ContextAuditSink } from './audit-context.js';
 import type { AgentContext } from './call-spec.js';
+import { settlingOf } from '../podman/settling.js';
 
 /** Label on sandboxes an agent created: with access "own", agents act only on their own. */
 export const AGENT_LABEL = 'warden-gateway.agent';
@@ -72,6 +73,8 @@ export class SandboxAccess {
         );
       throw notFound(ref);
     }
+    // Every agent call comes through here: none reaches a sandbox while a start of it settles (settling.ts).
+    await settlingOf(this.engine.podman.connection).settled(info.id);
     return info;
   }
 

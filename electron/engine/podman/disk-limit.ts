@@ -168,6 +168,12 @@ export class DiskLimits {
     return existsSync(own.img) ? own : null;
   }
 
+  /** Before a start: the sandbox's disk, if it has one, mounted (after a host reboot it is not, and Podman would find its layer empty). */
+  async ensureMountedFor(id: string, layerDir: string | undefined): Promise<void> {
+    const disk = this.locate(id, layerDir);
+    if (disk) await this.ensureMounted(disk);
+  }
+
   /** Mounts a disk that is not mounted (after a host reboot), so Podman's start finds the layer. */
   async ensureMounted(p: DiskPaths): Promise<void> {
     if (isMountPoint(p.mnt)) return;

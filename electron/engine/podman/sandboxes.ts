@@ -16,6 +16,7 @@ import { createRefusal, runtimeSwapped } from './create-refusals.js';
 import type { OwnerRecords } from '../pool/owner-records.js';
 import type { DeadlineRecords } from './deadline-records.js';
 import { letCompanionsGo, settleStarted } from './sandbox-companions.js';
+import { settlingOf } from './settling.js';
 import { hasRunnerMount, layerDirOf, workspaceLease } from './raw-inspect.js';
 import { egressDirOf, makeEgressDir, removeEgressDir } from '../egress/egress-dir.js';
 import { DEFAULT_LIST_BOUNDS, SandboxLister, sandboxLate, type ListBounds } from './sandbox-list.js';
@@ -118,15 +119,16 @@ export class Sandboxes {
       });
     try {
       await this.boundDisk(created.Id, resolved.diskBytes);
-      if (opts.start !== false) {
-        await this.conn.libpod('POST', `/containers/${created.Id}/start`, undefined, `sandbox ${name}`, [204, 304]);
-      }
-      const raw = await this.rawInspect(created.Id);
-      const info = this.fromRaw(raw);
-      // libpod falls back to its default runtime for a name it does not know: refuse that.
-      // (Checked after start to save a round trip; nothing but the keep-alive has run by then.)
-      if (info.runtime !== runtime) throw runtimeSwapped(runtime, info.runtime);
-      if (opts.start !== false) await settleStarted(this.conn, raw, Boolean(this.options.runnerBinary), this.options.runnerBinary ?? null);
+      const info = await settlingOf(this.conn).hold(created.Id, async () => {
+        if (opts.start !== false)
+          await this.conn.libpod('POST', `/containers/${created.Id}/start`, undefined, `sandbox ${name}`, [204, 304]);
+        const raw = await this.rawInspect(created.Id);
+        const made = this.fromRaw(raw);
+        // libpod falls back to its default runtime for a name it does not know: refuse that (nothing else ran yet).
+        if (made.runtime !== runtime) throw runtimeSwapped(runtime, made.runtime);
+        if (opts.start !== false) await settleStarted(this.conn, raw, this.withRunner, this.options.runnerBinary ?? null);
+        return made;
+      });
       if (opts.poolKey === undefined) this.lister.remember(info);
       return info;
     } catch (err) {
@@ -181,9 +183,7 @@ export class Sandboxes {
 
   /** `boundMs`: give up after it (E_TIMEOUT, saying the sandbox may be wedged) rather than wait on Podman. */
   private async resolveRaw(ref: string, pooled = false, boundMs?: number): Promise<LibpodInspect> {
-    if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(ref)) {
-      throw new WardenError('E_BAD_INPUT', `"${ref}" is not a sandbox name or id`);
-    }
+    if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(ref)) throw new WardenError('E_BAD_INPUT', `"${ref}" is not a sandbox name or id`);
     let raw: LibpodInspect;
     const path = `/containers/${encodeURIComponent(ref)}/json`;
     try {
@@ -246,14 +246,13 @@ export class Sandboxes {
     const raw = await this.resolveRaw(ref);
     const name = raw.Name.replace(/^\//, '');
     if (runner.before) await letCompanionsGo(this.conn, raw.Id);
-    if (mountDisk) {
-      // After a host reboot the disk is not mounted, and Podman would find its layer empty.
-      const disk = this.options.disks.locate(raw.Id, layerDirOf(raw));
-      if (disk) await this.options.disks.ensureMounted(disk);
-    }
-    await this.conn.libpod('POST', `/containers/${raw.Id}/${action}`, undefined, `sandbox ${name}`, okCodes);
-    const after = await this.rawInspect(raw.Id);
-    if (runner.after) await settleStarted(this.conn, after, hasRunnerMount(raw), this.options.runnerBinary ?? null);
+    if (mountDisk) await this.options.disks.ensureMountedFor(raw.Id, layerDirOf(raw));
+    const after = await settlingOf(this.conn).hold(raw.Id, async () => {
+      await this.conn.libpod('POST', `/containers/${raw.Id}/${action}`, undefined, `sandbox ${name}`, okCodes);
+      const started = await this.rawInspect(raw.Id);
+      if (runner.after) await settleStarted(this.conn, started, hasRunnerMount(raw), this.options.runnerBinary ?? null);
+      return started;
+    });
     return this.fromRaw(after);
   }
 
