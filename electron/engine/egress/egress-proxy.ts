@@ -62,7 +62,10 @@ export class EgressProxy {
       record: this.options.record,
       meter,
       // A bounded run's bytes stay where each chunk is counted before it passes: the pump's deep buffers would carry past the budget.
-      pump: meter?.bounded || !this.options.pump ? null : { path: this.options.pump, sandboxPid: () => this.options.sandboxPid?.(sandboxId) ?? null },
+      pump:
+        meter?.bounded || !this.options.pump
+          ? null
+          : { path: this.options.pump, sandboxPid: () => this.options.sandboxPid?.(sandboxId) ?? null },
       dial: this.options.dial?.(sandboxId) ?? dialHere,
     };
     if (request.start[0] === 'CONNECT') await openTunnel(ctx, request.start[1], stream, head.rest);
