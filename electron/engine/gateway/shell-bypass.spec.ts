@@ -98,6 +98,10 @@ const BYPASSES: [string, string[], string?][] = [
   ['fc -e', ...sh('set -o history; history -s x; fc -e id -1')],
   ['fc with FCEDIT', ...sh('set -o history; history -s x; FCEDIT=id fc -1')],
   ['fc -s', ...sh('set -o history; history -s id; fc -s')],
+  ['fc -ls (bash runs it all the same)', ...sh('set -o history; history -s id; fc -ls')],
+  ['fc -l -e -', ...sh('set -o history; history -s id; fc -l -e - id')],
+  ['builtin fc', ...sh('set -o history; history -s id; builtin fc -s id')],
+  ['command fc', ...sh('set -o history; history -s id; command -- fc -s id')],
   ['BASH_CMDS', ...sh('BASH_CMDS[ls]=/usr/bin/id; ls')],
   ['BASH_ALIASES', ...sh('shopt -s expand_aliases; BASH_ALIASES[x]=id\nx')],
   ['exported function', ['env', 'BASH_FUNC_ls%%=() { id; }', 'bash', '-c', 'ls']],
@@ -141,6 +145,11 @@ const THROUGH_ENV: [string, string[], Record<string, string>][] = [
 describe('ways past a deny rule', () => {
   it.each(THROUGH_ENV)('%s', (_class, argv, env) => {
     expect(decideCommand(policy, argv, 'id', env).action).toBe('deny');
+  });
+
+  it('lets fc list the history (-l, -ln, -lr), which runs nothing', () => {
+    for (const script of ['fc -l', 'fc -ln -5', 'fc -lr', 'builtin fc -l'])
+      expect(decideCommand(policy, ['bash', '-c', script]).action).toBe('allow');
   });
 
   it('does not read a script longer than it can read at once: dynamic', () => {

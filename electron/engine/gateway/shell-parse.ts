@@ -18,6 +18,25 @@ export interface SimpleCommand {
   stdin: StdinSource;
 }
 
+/**
+ * Whether a command is `fc` re-running history: with -s, or an editor (-e, FCEDIT) whose lines then
+ * run. Only a listing (-l, with -n or -r, and no -s or -e: bash runs `fc -ls` all the same) is not,
+ * also behind `builtin` or `command` (stop 25's second red team).
+ */
+function runsHistory(argv: string[]): boolean {
+  let i = 0;
+  while (argv[i] === 'builtin' || argv[i] === 'command') {
+    for (i++; argv[i]?.startsWith('-') && argv[i] !== '--';) i++;
+    if (argv[i] === '--') i++;
+  }
+  if (argv[i] !== 'fc') return false;
+  const options = argv
+    .slice(i + 1)
+    .filter((a) => /^-[a-zA-Z]+$/.test(a))
+    .join('');
+  return !options.includes('l') || /[se]/.test(options);
+}
+
 const RESERVED = new Set([
   '((…))',
   'if',
@@ -132,8 +151,7 @@ export function parseScript(script: string, depth = 0): SimpleCommand[] {
     if (!why && rest.some((w) => BINDS.test(w.text))) why = 'it binds a command name at run time';
     if (!why && program === 'alias' && argv.some((a) => a.includes('='))) why = 'alias binds a command name at run time';
     if (!why && program === 'hash' && argv.slice(1).some((a) => /^-[a-z]*p/.test(a))) why = 'hash -p binds a command name at run time';
-    // fc runs what the history holds (-s), or an editor (-e, FCEDIT) and then the edited lines; only -l lists.
-    if (!why && program === 'fc' && !argv.slice(1).some((a) => /^-[a-z]*l/.test(a))) why = 'fc runs commands from the history';
+    if (!why && runsHistory(argv)) why = 'fc runs commands from the history';
     const source: StdinSource = stdin ?? (piped || coprocHere ? 'unknown' : 'inherit');
     out.push({ argv, unknown: rest.map((w) => w.dynamic), ...(why ? { dynamic: why } : {}), stdin: source });
   };
